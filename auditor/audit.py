@@ -1,0 +1,162 @@
+"""One audit: read the logs, check every rule, gather findings and the summary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+import polars as pl
+
+from . import findings as fnd
+from .audit_context import GameContext, table_settings
+from .house import HouseRules
+from .ingest.load import ROUND_KEY, Ingested, ingest
+from .ingest.sources import Source
+from .rules import catalog
+from .rules.input_quality import ROUND_NOT_AUDITABLE, TABLE_NOT_IN_HOUSE_RULES
+from .rules.registry import Rule
+from .rulesets import Rulesets
+
+GAMES = ("baccarat", "blackjack")
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class AuditResult:
+    ingested: Ingested
+    findings: pl.DataFrame
+    house: HouseRules
+    rulesets: Rulesets
+    on: date  # the day whose ruleset applies: the first day of the logs
+    rule_ids: list[str]  # rules applied
+
+
+def _audit_date(events: pl.DataFrame) -> date:
+    first = events["time"].min() if events.height else None
+    return first.date() if first is not None else date.today()
+
+
+def _not_auditable(ingested: Ingested) -> pl.DataFrame:
+    """One warning per round that lost a row, at its first row."""
+    firsts = (
+        ingested.events.filter(pl.col("round").is_not_null())
+        .group_by(ROUND_KEY)
+        .agg(pl.col("game").first(), pl.col("seq").min())
+    )
+    rounds = ingested.unauditable.join(firsts, on=ROUND_KEY, how="left")
+    shoe_level = pl.col("round") == 0
+    return rounds.select(
+        *ROUND_KEY,
+        "seq",
+        "game",
+        pl.lit(ROUND_NOT_AUDITABLE.id).alias("rule_id"),
+        pl.when(shoe_level)
+        .then(
+            pl.format(
+                "The shoe-level events of shoe {} before round 1 lost a row; its shoe "
+                "procedure is not judged.",
+                "shoe_id",
+            )
+        )
+        .otherwise(
+            pl.format(
+                "Round {} of shoe {} lost a row and is reported, not judged on partial data.",
+                "round",
+                "shoe_id",
+            )
+        )
+        .alias("message"),
+        pl.lit("every row of the round readable and valid").alias("expected"),
+        pl.lit("a bad or unreadable row").alias("observed"),
+    )
+
+
+def _unlisted_tables(events: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
+    tables = (
+        events.filter(pl.col("table_id").is_not_null() & pl.col("game").is_in(GAMES))
+        .group_by("table_id", "game")
+        .agg(pl.col("seq").min())
+        .sort("table_id")
+    )
+    unlisted = [
+        row
+        for row in tables.iter_rows(named=True)
+        if not house.table(row["table_id"], row["game"]).listed
+    ]
+    return pl.DataFrame(
+        [
+            {
+                "table_id": r["table_id"],
+                "seq": r["seq"],
+                "game": r["game"],
+                "rule_id": TABLE_NOT_IN_HOUSE_RULES.id,
+                "message": f"Table {r['table_id']} ({r['game']}) is not listed in the house "
+                "rules; it is audited under the section defaults.",
+                "expected": f'a [[tables]] entry for {r["table_id"]} with game = "{r["game"]}"',
+                "observed": "no entry"
+                if r["table_id"] not in house.tables
+                else f"listed as {house.tables[r['table_id']].game}",
+            }
+            for r in unlisted
+        ],
+        schema={
+            "table_id": pl.String,
+            "seq": pl.Int64,
+            "game": pl.String,
+            "rule_id": pl.String,
+            "message": pl.String,
+            "expected": pl.String,
+            "observed": pl.String,
+        },
+    )
+
+
+def _located(frame: pl.DataFrame, ingested: Ingested) -> pl.DataFrame:
+    where = ingested.events.select("table_id", "seq", "file_id", "line")
+    return frame.join(where, on=["table_id", "seq"], how="left", maintain_order="left")
+
+
+def _game_findings(
+    game: str,
+    rules: list[Rule],
+    ingested: Ingested,
+    house: HouseRules,
+    rs: Rulesets,
+    on: date,
+    progress: Progress,
+) -> list[pl.DataFrame]:
+    events = ingested.audited.filter(pl.col("game") == game)
+    if events.is_empty() or not rules:
+        return []
+    tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
+    ctx = GameContext(game, events, house, rs.params(game, on=on), on, tables)
+    out = []
+    for rule in rules:
+        progress(rule.id)
+        raw = rule.check(ctx)
+        out.append(fnd.from_check(rule, raw, game, ingested.events, ingested.files))
+    return out
+
+
+def run(
+    sources: list[Source], house: HouseRules, rs: Rulesets, progress: Progress = lambda _: None
+) -> AuditResult:
+    seats = tuple(house.baccarat["seats"])
+    ingested = ingest(sources, baccarat_seats=seats)
+    on = _audit_date(ingested.events)
+    parts = [
+        fnd.from_problems(ingested.problems, ingested.files),
+        fnd.from_problems(_located(_not_auditable(ingested), ingested), ingested.files),
+        fnd.from_problems(
+            _located(_unlisted_tables(ingested.events, house), ingested), ingested.files
+        ),
+    ]
+    applied = [r.id for r in catalog.REGISTRY.all() if r.scope in ("input", "house")]
+    for game in GAMES:
+        rules = [r for r in catalog.REGISTRY.for_scope(game) if r.check is not None]
+        parts += _game_findings(game, rules, ingested, house, rs, on, progress)
+        applied += [r.id for r in rules]
+    findings = fnd.order(pl.concat(parts))
+    return AuditResult(ingested, findings, house, rs, on, applied)

@@ -1,0 +1,43 @@
+"""What a game rule sees: the auditable rows of one game and the rules in force."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import polars as pl
+
+from .house import HouseRules
+
+
+@dataclass
+class GameContext:
+    game: str
+    events: pl.DataFrame  # rows of auditable rounds of this game, sorted by table_id, seq
+    house: HouseRules
+    params: dict[str, Any]  # the regulation's parameters in force on `on`
+    on: date
+    tables: pl.DataFrame  # one row per table in the log, with its house settings as columns
+    _derived: dict[str, pl.DataFrame] = field(default_factory=dict)
+
+    def derived(self, name: str, build: Callable[[GameContext], pl.DataFrame]) -> pl.DataFrame:
+        """A frame several rules share (e.g. the rounds replayed), built once per audit."""
+        if name not in self._derived:
+            self._derived[name] = build(self)
+        return self._derived[name]
+
+
+def table_settings(house: HouseRules, game: str, table_ids: list[str]) -> pl.DataFrame:
+    """House settings per table as columns, so rules can join them onto rounds."""
+    rows = []
+    for table_id in table_ids:
+        table = house.table(table_id, game)
+        settings = {
+            k: val for k, val in table.settings.items() if not isinstance(val, (list, dict))
+        }
+        rows.append({"table_id": table_id, "pit": table.pit, "listed": table.listed, **settings})
+    if not rows:
+        return pl.DataFrame(schema={"table_id": pl.String, "pit": pl.String, "listed": pl.Boolean})
+    return pl.DataFrame(rows, infer_schema_length=None)

@@ -1,0 +1,112 @@
+"""Findings: one row per exception, in the columns the spec names, and their files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from .ingest.load import InputFile
+from .rules.registry import CHECK_COLUMNS, REGISTRY, Rule
+
+FINDING_SCHEMA: dict[str, pl.DataType] = {
+    "table_id": pl.String(),
+    "shoe_id": pl.String(),
+    "round": pl.Int64(),
+    "seq": pl.Int64(),
+    "rule_id": pl.String(),
+    "citation": pl.String(),
+    "severity": pl.String(),
+    "message": pl.String(),
+    "expected": pl.String(),
+    "observed": pl.String(),
+    "amount": pl.Float64(),
+    "file": pl.String(),
+    "line": pl.Int64(),
+    "game": pl.String(),
+    "field": pl.String(),
+}
+
+
+def empty() -> pl.DataFrame:
+    return pl.DataFrame(schema=FINDING_SCHEMA)
+
+
+def _with_metadata(frame: pl.DataFrame) -> pl.DataFrame:
+    """Citation and severity come from the registry, never from the check."""
+    meta = REGISTRY.metadata_frame().select("rule_id", "citation", "severity")
+    return frame.drop("citation", "severity", strict=False).join(
+        meta, on="rule_id", how="left", maintain_order="left"
+    )
+
+
+def from_check(
+    rule: Rule, raw: pl.DataFrame, game: str, events: pl.DataFrame, files: list[InputFile]
+) -> pl.DataFrame:
+    """A game rule's exceptions as findings, located at the row that shows each."""
+    missing = [
+        pl.lit(None, dtype).alias(c) for c, dtype in CHECK_COLUMNS.items() if c not in raw.columns
+    ]
+    raw = raw.with_columns(missing).select(list(CHECK_COLUMNS)).cast(CHECK_COLUMNS)
+    where = events.select("table_id", "seq", "file_id", "line")
+    located = raw.join(where, on=["table_id", "seq"], how="left", maintain_order="left")
+    return _finish(
+        located.with_columns(
+            pl.lit(rule.id).alias("rule_id"),
+            (pl.col("amount_cents") / 100).alias("amount"),
+            pl.lit(game).alias("game"),
+            pl.lit(None, pl.String).alias("field"),
+        ),
+        files,
+    )
+
+
+def from_problems(problems: pl.DataFrame, files: list[InputFile]) -> pl.DataFrame:
+    return _finish(problems.with_columns(pl.lit(None, pl.Float64).alias("amount")), files)
+
+
+def _finish(frame: pl.DataFrame, files: list[InputFile]) -> pl.DataFrame:
+    names = pl.Series("file", [str(f.path) for f in files], dtype=pl.String)
+    file_expr = (
+        pl.col("file_id")
+        .cast(pl.Int64)
+        .replace_strict(list(range(len(files))), names, default=None, return_dtype=pl.String)
+        if files
+        else pl.lit(None, pl.String)
+    )
+    frame = frame.with_columns(file_expr.alias("file"))
+    frame = _with_metadata(frame)
+    missing = [
+        pl.lit(None, t).alias(c) for c, t in FINDING_SCHEMA.items() if c not in frame.columns
+    ]
+    return frame.with_columns(missing).select(list(FINDING_SCHEMA)).cast(FINDING_SCHEMA)
+
+
+def order(findings: pl.DataFrame) -> pl.DataFrame:
+    return findings.sort(
+        ["table_id", "shoe_id", "round", "seq", "rule_id", "file", "line"],
+        nulls_last=True,
+        maintain_order=True,
+    )
+
+
+def write(findings: pl.DataFrame, out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "csv": out / "findings.csv",
+        "jsonl": out / "findings.jsonl",
+        "parquet": out / "findings.parquet",
+    }
+    findings.write_csv(paths["csv"])
+    findings.write_parquet(paths["parquet"])
+    # JSON Lines keeps every column on every line (null where empty), so a job
+    # reading it sees the same columns as the CSV and Parquet files.
+    with paths["jsonl"].open("w", encoding="utf-8") as handle:
+        for record in findings.iter_rows(named=True):
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return paths
+
+
+def read(out: Path) -> pl.DataFrame:
+    return pl.read_parquet(out / "findings.parquet")

@@ -1,0 +1,1 @@
+"""Reading hand histories (hand-history-v1) into one typed, validated event frame."""

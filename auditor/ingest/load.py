@@ -1,0 +1,148 @@
+"""From LOG arguments to the events to audit and the problems of the input.
+
+Every row read ends in exactly one of two places: a round that is audited, or
+the report (a bad row, or a row of a round that lost a row and so cannot be
+judged on partial data).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from . import readers, schema, sequence
+from . import vocabulary as v
+from .parse import CANONICAL_SCHEMA, typed
+from .problems import PROBLEM_SCHEMA, problems_frame
+from .sources import Source
+
+ROUND_KEY = list(sequence.ROUND_KEY)
+KEY_COLUMNS = ["table_id", "shoe_id", "round", "seq", "event"]
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: Path
+    encoding: str
+    rows: int  # records read, including those that could not be parsed
+    sha256: str
+    size: int
+
+
+@dataclass
+class Ingested:
+    files: list[InputFile]
+    events: pl.DataFrame  # every parsed row, typed, with row/file_id/line
+    problems: pl.DataFrame  # one per bad field of a row, located (table/shoe/round/seq)
+    unauditable: pl.DataFrame  # (table_id, shoe_id, round) of rounds that lost a row
+    audited: pl.DataFrame  # the rows of auditable rounds, sorted by table and seq
+
+    @property
+    def rows_read(self) -> int:
+        return sum(f.rows for f in self.files)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read_all(
+    sources: list[Source],
+) -> tuple[list[InputFile], list[pl.DataFrame], list[pl.DataFrame]]:
+    files, frames, problems = [], [], []
+    for file_id, source in enumerate(sources):
+        raw = readers.read(source)
+        frame, unparsed = typed(raw.frame, file_id)
+        frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
+        problems += [problems_frame(raw.problems, file_id), unparsed]
+        files.append(
+            InputFile(
+                path=source.path,
+                encoding=source.encoding + (".gz" if source.gzip else ""),
+                rows=frame.height + raw.rows_lost,
+                sha256=_sha256(source.path) if source.path.exists() else "",
+                size=source.path.stat().st_size if source.path.exists() else 0,
+            )
+        )
+    return files, frames, problems
+
+
+def ingest(sources: list[Source], baccarat_seats: tuple[int, ...] | None = None) -> Ingested:
+    files, frames, problems = _read_all(sources)
+    empty = pl.DataFrame(schema={**CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
+    events = pl.concat([empty, *frames], how="diagonal_relaxed").with_row_index(v.ROW)
+    events = events.with_columns(pl.col(v.ROW).cast(pl.Int64))
+    problems.append(schema.validate(events, schema.row_checks(baccarat_seats)))
+    keyed = events.filter(pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null()))
+    problems.append(sequence.seq_problems(keyed))
+    ordered = keyed.sort("table_id", "seq", maintain_order=True)
+    problems.append(sequence.order_problems(ordered))
+    located = _locate(pl.concat(problems), events)
+    unauditable = _unauditable_rounds(located, events)
+    audited = ordered.join(
+        unauditable.select(ROUND_KEY), on=ROUND_KEY, how="anti", maintain_order="left"
+    )
+    return Ingested(files, events, located, unauditable, audited)
+
+
+def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
+    """Give each problem its row (by file and line) and that row's place in the game.
+
+    A value that failed to parse and a later check on the same field of the
+    same row are one problem: the first reported is kept.
+    """
+    where = events.select(v.ROW, v.FILE_ID, v.LINE, "table_id", "game", "shoe_id", "round", "seq")
+    problems = (
+        problems.cast(PROBLEM_SCHEMA)
+        .join(
+            where.select(v.FILE_ID, v.LINE, pl.col(v.ROW).alias("_row")),
+            on=[v.FILE_ID, v.LINE],
+            how="left",
+            maintain_order="left",
+        )
+        .with_columns(pl.coalesce(v.ROW, "_row").alias(v.ROW))
+        .drop("_row")
+        .unique([v.FILE_ID, v.LINE, "field", "rule_id"], keep="first", maintain_order=True)
+    )
+    # one finding per row and field: a parse failure explains the missing value
+    field_known = pl.col("field").is_not_null() & pl.col(v.ROW).is_not_null()
+    problems = pl.concat(
+        [
+            problems.filter(field_known).unique(
+                [v.ROW, "field"], keep="first", maintain_order=True
+            ),
+            problems.filter(~field_known),
+        ]
+    )
+    return problems.join(where.drop(v.FILE_ID, v.LINE), on=v.ROW, how="left", maintain_order="left")
+
+
+def _unauditable_rounds(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
+    """Rounds that lost a row: the problem's own round, or for a row whose place
+    is unknown, the rounds of the nearest readable rows before and after it in
+    its file (the lost row may have belonged to either)."""
+    known = pl.all_horizontal(pl.col(ROUND_KEY).is_not_null())
+    own = problems.filter(known).select(ROUND_KEY)
+    orphans = (
+        problems.filter(~known & pl.col(v.LINE).is_not_null()).select(v.FILE_ID, v.LINE).unique()
+    )
+    anchors = (
+        events.filter(pl.all_horizontal(pl.col(ROUND_KEY).is_not_null()))
+        .select(v.FILE_ID, v.LINE, *ROUND_KEY)
+        .sort(v.FILE_ID, v.LINE)
+    )
+    neighbours = [
+        orphans.sort(v.FILE_ID, v.LINE)
+        .join_asof(anchors, on=v.LINE, by=v.FILE_ID, strategy=strategy, allow_exact_matches=False)
+        .select(ROUND_KEY)
+        for strategy in ("backward", "forward")
+    ]
+    keys = pl.concat([own, *neighbours]).drop_nulls().unique(maintain_order=True)
+    return keys

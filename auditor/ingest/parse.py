@@ -1,0 +1,158 @@
+"""Typing a raw frame: text (or Parquet's own types) to the canonical dtypes.
+
+A value that is there but does not parse (`seat` = "three", `amount` =
+"12.345") becomes null in the typed column and a problem naming the field, so
+that the schema never sees a half-typed frame and no value is lost quietly.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from . import vocabulary as v
+from .problems import PROBLEM_SCHEMA
+
+IN_AMOUNT_INVALID = "IN007"
+IN_VALUE_INVALID = "IN009"
+
+# Decimal dollars with at most two decimals; a leading minus is read so that a
+# negative amount is reported as negative, not as unreadable.
+AMOUNT_PATTERN = r"^-?\d+(\.\d{1,2})?$"
+TIMESTAMP_PATTERN = r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$"
+
+STRING_COLUMNS = tuple(
+    c for c in v.COLUMNS if c not in (*v.INTEGER_COLUMNS, "amount", "accepted", "ts")
+)
+
+CANONICAL_SCHEMA: dict[str, pl.DataType] = {
+    **{c: pl.String() for c in STRING_COLUMNS},
+    **{c: pl.Int64() for c in v.INTEGER_COLUMNS},
+    "amount_cents": pl.Int64(),
+    "accepted": pl.Boolean(),
+    "ts": pl.String(),
+    "time": pl.Datetime("us"),
+    v.LINE: pl.Int64(),
+}
+
+
+def _integer(name: str, dtype: pl.DataType) -> pl.Expr:
+    col = pl.col(name)
+    if dtype == pl.String:
+        return col.str.strip_chars().cast(pl.Int64, strict=False)
+    if dtype.is_float():
+        # 3.0 is the integer 3; 3.5 is not an integer at all.
+        return pl.when(col == col.round()).then(col.cast(pl.Int64, strict=False))
+    return col.cast(pl.Int64, strict=False)
+
+
+def _amount_cents(dtype: pl.DataType) -> pl.Expr:
+    col = pl.col("amount")
+    if dtype == pl.String:
+        text = col.str.strip_chars()
+        ok = text.str.contains(AMOUNT_PATTERN)
+        whole = text.str.extract(r"^-?(\d+)", 1).cast(pl.Int64, strict=False)
+        frac = text.str.extract(r"\.(\d{1,2})$", 1).str.pad_end(2, "0").cast(pl.Int64)
+        sign = pl.when(text.str.starts_with("-")).then(-1).otherwise(1)
+        return pl.when(ok).then(sign * (whole * 100 + frac.fill_null(0)))
+    if dtype.is_float():
+        cents = (col * 100).round()
+        return pl.when((col * 100 - cents).abs() < 1e-6).then(cents.cast(pl.Int64))
+    if isinstance(dtype, pl.Decimal):
+        return (col * 100).cast(pl.Int64, strict=False)
+    return col.cast(pl.Int64, strict=False) * 100
+
+
+def _boolean(dtype: pl.DataType) -> pl.Expr:
+    col = pl.col("accepted")
+    if dtype == pl.Boolean:
+        return col
+    text = col.cast(pl.String).str.strip_chars().str.to_lowercase()
+    return text.replace_strict(
+        {"true": True, "false": False, "1": True, "0": False}, default=None, return_dtype=pl.Boolean
+    )
+
+
+def _time(dtype: pl.DataType) -> pl.Expr:
+    """Local wall-clock time as written: an offset is kept in `ts`, not applied."""
+    col = pl.col("ts")
+    if isinstance(dtype, pl.Datetime):
+        return col.dt.replace_time_zone(None).cast(pl.Datetime("us"))
+    text = col.cast(pl.String)
+    return (
+        pl.when(text.str.contains(TIMESTAMP_PATTERN))
+        .then(text.str.slice(0, 19).str.replace(" ", "T", literal=True))
+        .str.to_datetime("%Y-%m-%dT%H:%M:%S", strict=False)
+        .cast(pl.Datetime("us"))
+    )
+
+
+def _ts_text(dtype: pl.DataType) -> pl.Expr:
+    col = pl.col("ts")
+    if isinstance(dtype, pl.Datetime):
+        return col.dt.strftime("%Y-%m-%dT%H:%M:%S%.f")
+    return col.cast(pl.String)
+
+
+def _present(raw: pl.DataFrame) -> pl.DataFrame:
+    """Add every spec column the file lacks, as nulls (a missing column is reported)."""
+    missing = [pl.lit(None, pl.String).alias(c) for c in v.COLUMNS if c not in raw.columns]
+    return raw.with_columns(missing) if missing else raw
+
+
+def typed(raw: pl.DataFrame, file_id: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The canonical frame and the problems of values that did not parse."""
+    raw = _present(raw)
+    schema = raw.schema
+    exprs = [pl.col(c).cast(pl.String).alias(c) for c in STRING_COLUMNS]
+    exprs += [_integer(c, schema[c]).alias(c) for c in v.INTEGER_COLUMNS]
+    exprs += [
+        _amount_cents(schema["amount"]).alias("amount_cents"),
+        _boolean(schema["accepted"]).alias("accepted"),
+        _ts_text(schema["ts"]).alias("ts"),
+        _time(schema["ts"]).alias("time"),
+        pl.col(v.LINE),
+    ]
+    frame = raw.select(exprs)
+    problems = _unparsed(raw, frame, file_id)
+    return frame, problems
+
+
+# Parsed column -> the raw column it came from, and what it should have been.
+_PARSED = {
+    **{c: (c, "an integer") for c in v.INTEGER_COLUMNS},
+    "amount_cents": ("amount", "decimal dollars with at most 2 decimals, e.g. 25 or 1.25"),
+    "accepted": ("accepted", "true or false"),
+    "time": ("ts", "an ISO 8601 timestamp, e.g. 2026-11-01T21:04:05-05:00"),
+}
+
+
+def _unparsed(raw: pl.DataFrame, frame: pl.DataFrame, file_id: int) -> pl.DataFrame:
+    """One problem per value present in the raw frame that its parser rejected."""
+    parts = []
+    for parsed, (source, expected) in _PARSED.items():
+        bad = raw[source].is_not_null() & frame[parsed].is_null()
+        if not bad.any():
+            continue
+        rule = IN_AMOUNT_INVALID if source == "amount" else IN_VALUE_INVALID
+        parts.append(
+            pl.DataFrame({"observed": raw[source].cast(pl.String), v.LINE: frame[v.LINE]})
+            .filter(bad)
+            .select(
+                pl.lit(rule).alias("rule_id"),
+                pl.lit(None, pl.Int64).alias("row"),
+                pl.lit(file_id, pl.Int32).alias("file_id"),
+                pl.col(v.LINE),
+                pl.lit(source).alias("field"),
+                pl.col("observed"),
+                pl.lit(expected).alias("expected"),
+                pl.format(
+                    "`{}` should be {}; the row has '{}'.",
+                    pl.lit(source),
+                    pl.lit(expected),
+                    "observed",
+                ).alias("message"),
+            )
+        )
+    if not parts:
+        return pl.DataFrame(schema=PROBLEM_SCHEMA)
+    return pl.concat(parts).cast(PROBLEM_SCHEMA)

@@ -1,0 +1,265 @@
+"""Reading one log file into a frame of its columns, each row with its line.
+
+Every encoding the format allows ends up as the same shape: the spec's
+columns (text columns as strings, Parquet columns as stored) plus `line`, the
+1-based line (CSV: the header is line 1; Parquet: the row number). A record
+that cannot be read is a problem with its line, and the rest of the file is
+still read: a fast path reads clean files whole, and only a damaged file is
+read line by line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from . import vocabulary as v
+from .problems import Problem
+from .sources import Source
+
+IN_FILE_UNREADABLE = "IN001"
+IN_RECORD_MALFORMED = "IN002"
+IN_COLUMN_MISSING = "IN003"
+
+TEXT_SCHEMA = {c: pl.String for c in v.COLUMNS}
+
+
+@dataclass
+class RawFile:
+    frame: pl.DataFrame  # the spec's columns present in the file, plus `line`
+    problems: list[Problem] = field(default_factory=list)
+    rows_lost: int = 0  # records that could not be read (each also a problem)
+
+
+def read(source: Source) -> RawFile:
+    """Read a log file; never raises for bad content, only reports it."""
+    if source.encoding == "parquet":
+        return _read_parquet(source.path)
+    data, problems = _read_bytes(source)
+    if data is None:
+        return RawFile(_empty(), problems)
+    raw = _read_jsonl(data) if source.encoding == "jsonl" else _read_csv(data)
+    raw.problems[:0] = problems
+    return raw
+
+
+def _empty() -> pl.DataFrame:
+    return pl.DataFrame(schema={**TEXT_SCHEMA, v.LINE: pl.Int64})
+
+
+def _read_bytes(source: Source) -> tuple[bytes | None, list[Problem]]:
+    try:
+        data = source.path.read_bytes()
+    except OSError as exc:
+        return None, [_unreadable(f"the file cannot be read: {exc.strerror or exc}")]
+    if not source.gzip:
+        return data, []
+    # Decompress what there is: a cut-off gzip stream still yields its lines,
+    # and the cut is reported rather than losing the whole file.
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(data)
+    except zlib.error as exc:
+        return None, [_unreadable(f"the gzip data is corrupt: {exc}")]
+    if not inflater.eof:
+        lines = out.count(b"\n") + 1
+        return out, [
+            _unreadable(
+                f"the gzip stream ends early after line {lines}; what followed is lost",
+                line=lines,
+            )
+        ]
+    return out, []
+
+
+def _unreadable(message: str, line: int | None = None) -> Problem:
+    return Problem(IN_FILE_UNREADABLE, line, None, None, None, message)
+
+
+# --- JSON Lines -------------------------------------------------------------
+
+
+def _read_jsonl(data: bytes) -> RawFile:
+    lines = data.split(b"\n")
+    if lines and lines[-1].strip() == b"":
+        lines.pop()
+    if all(line.strip() for line in lines):
+        try:
+            frame = pl.read_ndjson(io.BytesIO(data), schema=TEXT_SCHEMA)
+        except Exception:  # noqa: BLE001 - any parse failure sends us to the careful path
+            frame = None
+        if frame is not None and frame.height == len(lines):
+            return RawFile(frame.with_columns(_line_numbers(frame.height)))
+    return _read_jsonl_by_line(lines)
+
+
+def _line_numbers(n: int, start: int = 1) -> pl.Series:
+    return pl.Series(v.LINE, range(start, start + n), dtype=pl.Int64)
+
+
+def _read_jsonl_by_line(lines: list[bytes]) -> RawFile:
+    """The careful path: each line on its own, so one bad line costs one row."""
+    records: list[dict] = []
+    numbers: list[int] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue  # a blank line holds no event
+        record, error = _parse_json_object(line)
+        if error:
+            problems.append(_malformed(number, line, error))
+            continue
+        records.append(record)
+        numbers.append(number)
+    frame = pl.DataFrame(
+        {c: [_as_text(r.get(c)) for r in records] for c in v.COLUMNS},
+        schema=TEXT_SCHEMA,
+    ).with_columns(pl.Series(v.LINE, numbers, dtype=pl.Int64))
+    return RawFile(frame, problems, rows_lost=len(problems))
+
+
+def _parse_json_object(line: bytes) -> tuple[dict, str | None]:
+    try:
+        record = json.loads(line)
+    except UnicodeDecodeError:
+        return {}, "the line is not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return {}, f"the line is not valid JSON ({exc.msg} at character {exc.pos + 1})"
+    if not isinstance(record, dict):
+        return {}, "the line is JSON but not an object"
+    return record, None
+
+
+def _as_text(value: object) -> str | None:
+    """A JSON value as the text the typed parser reads (as polars would give it)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return str(value)
+
+
+def _malformed(number: int, line: bytes, why: str) -> Problem:
+    excerpt = line[:80].decode("utf-8", "replace")
+    return Problem(
+        IN_RECORD_MALFORMED,
+        number,
+        None,
+        excerpt,
+        "one complete record",
+        f"Line {number} cannot be read: {why}.",
+    )
+
+
+# --- CSV --------------------------------------------------------------------
+
+
+def _read_csv(data: bytes) -> RawFile:
+    header_end = data.find(b"\n")
+    header_line = data if header_end < 0 else data[:header_end]
+    try:
+        header = next(csv.reader([header_line.decode("utf-8-sig").rstrip("\r")]))
+    except (UnicodeDecodeError, StopIteration):
+        return RawFile(_empty(), [_unreadable("the CSV header row cannot be read", line=1)])
+    problems = _missing_columns(header, line=1)
+    if b'"' in data:
+        frame, bad = _read_csv_by_row(data, header)
+    else:
+        frame, bad = _read_csv_fast(data, header)
+    problems.extend(bad)
+    keep = [c for c in header if c in TEXT_SCHEMA]
+    frame = frame.select([*keep, v.LINE])
+    return RawFile(frame, problems, rows_lost=len(bad))
+
+
+def _missing_columns(header: list[str], line: int | None) -> list[Problem]:
+    return [
+        Problem(
+            IN_COLUMN_MISSING,
+            line,
+            column,
+            None,
+            column,
+            f"The file has no `{column}` column; rows that need it cannot be audited.",
+        )
+        for column in v.COLUMNS
+        if column not in header
+    ]
+
+
+def _read_csv_fast(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[Problem]]:
+    """Unquoted CSV: a row is bad when its comma count differs from the header's."""
+    width = len(header)
+    lines = data.split(b"\n")
+    good: list[bytes] = [lines[0]]
+    numbers: list[int] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(lines[1:], start=2):
+        stripped = line.rstrip(b"\r")
+        if not stripped:
+            continue
+        if stripped.count(b",") + 1 != width:
+            why = f"it has {stripped.count(b',') + 1} fields where the header has {width}"
+            problems.append(_malformed(number, stripped, why))
+            continue
+        good.append(stripped)
+        numbers.append(number)
+    try:
+        frame = pl.read_csv(
+            b"\n".join(good),
+            infer_schema=False,
+            schema={name: pl.String for name in header},
+            has_header=True,
+        )
+    except Exception:  # noqa: BLE001 - e.g. bad UTF-8: fall back to the careful path
+        return _read_csv_by_row(data, header)
+    return frame.with_columns(pl.Series(v.LINE, numbers, dtype=pl.Int64)), problems
+
+
+def _read_csv_by_row(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[Problem]]:
+    """Quoted CSV, read record by record with the csv module."""
+    text = data.decode("utf-8-sig", errors="replace")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    next(reader, None)
+    width = len(header)
+    columns: dict[str, list[str | None]] = {name: [] for name in header}
+    numbers: list[int] = []
+    problems: list[Problem] = []
+    try:
+        for record in reader:
+            number = reader.line_num
+            if not record or record == [""]:
+                continue
+            if len(record) != width:
+                why = f"it has {len(record)} fields where the header has {width}"
+                problems.append(_malformed(number, ",".join(record).encode(), why))
+                continue
+            for name, value in zip(header, record, strict=True):
+                columns[name].append(value if value != "" else None)
+            numbers.append(number)
+    except csv.Error as exc:
+        problems.append(_malformed(reader.line_num, b"", f"the CSV is malformed ({exc})"))
+    frame = pl.DataFrame(columns, schema={name: pl.String for name in header})
+    return frame.with_columns(pl.Series(v.LINE, numbers, dtype=pl.Int64)), problems
+
+
+# --- Parquet ----------------------------------------------------------------
+
+
+def _read_parquet(path: Path) -> RawFile:
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # noqa: BLE001 - any failure means the file cannot be read
+        return RawFile(_empty(), [_unreadable(f"the Parquet file cannot be read: {exc}")])
+    problems = _missing_columns(frame.columns, line=None)
+    keep = [c for c in frame.columns if c in TEXT_SCHEMA]
+    frame = frame.select(keep).with_columns(_line_numbers(frame.height))
+    return RawFile(frame, problems)

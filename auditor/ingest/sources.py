@@ -1,0 +1,75 @@
+"""Finding the log files named on the command line: files, folders and globs."""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from pathlib import Path
+
+# Extension (without .gz) -> encoding name.
+ENCODINGS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+
+
+class SourceError(Exception):
+    """A LOG argument names nothing that can be read."""
+
+
+@dataclass(frozen=True)
+class Source:
+    path: Path
+    encoding: str  # jsonl, csv or parquet
+    gzip: bool
+
+
+def encoding_of(path: Path) -> tuple[str, bool] | None:
+    """The encoding a file name announces, and whether it is gzip-compressed."""
+    name = path.name.lower()
+    gz = name.endswith(".gz")
+    if gz:
+        name = name[:-3]
+    for ext, enc in ENCODINGS.items():
+        if name.endswith(ext):
+            if enc == "parquet" and gz:
+                return None  # Parquet compresses internally; the spec has no .parquet.gz
+            return enc, gz
+    return None
+
+
+def _files_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and encoding_of(p))
+
+
+def expand(arguments: list[str]) -> list[Source]:
+    """Every log file the arguments name, each once, in a stable order.
+
+    A folder contributes the log files below it (by extension); a glob its
+    matches; a file is taken as it is, and must have a known extension.
+    """
+    paths: list[Path] = []
+    for arg in arguments:
+        path = Path(arg)
+        if path.is_dir():
+            found = _files_in(path)
+            if not found:
+                raise SourceError(
+                    f"{arg}: the folder holds no .jsonl, .ndjson, .csv or .parquet log"
+                )
+            paths.extend(found)
+        elif path.is_file():
+            if not encoding_of(path):
+                raise SourceError(
+                    f"{arg}: not a log file (expected .jsonl, .ndjson, .csv or .parquet;"
+                    " the first three may be gzipped, .gz)"
+                )
+            paths.append(path)
+        elif glob.has_magic(arg):
+            matches = [Path(m) for m in sorted(glob.glob(arg, recursive=True))]
+            found = [m for m in matches if m.is_file() and encoding_of(m)]
+            found += [f for m in matches if m.is_dir() for f in _files_in(m)]
+            if not found:
+                raise SourceError(f"{arg}: the pattern matches no log file")
+            paths.extend(found)
+        else:
+            raise SourceError(f"{arg}: no such file or folder")
+    unique = list(dict.fromkeys(p.resolve() for p in paths))
+    return [Source(p, *encoding_of(p)) for p in unique]

@@ -1,0 +1,113 @@
+"""The words of hand-history-v1: its columns, events and allowed values.
+
+Everything the readers, the parser and the schema know about the format is
+here, so the contract is written down once.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+# Column name -> the dtype it has once parsed. Money is held in integer cents
+# (`amount_cents`) so that no sum is ever off by a rounding error.
+COLUMNS: tuple[str, ...] = (
+    "table_id",
+    "game",
+    "shoe_id",
+    "round",
+    "seq",
+    "ts",
+    "event",
+    "seat",
+    "hand",
+    "target",
+    "card",
+    "bet",
+    "amount",
+    "action",
+    "player_id",
+    "accepted",
+    "mode",
+    "decks",
+    "winner",
+    "player_points",
+    "banker_points",
+    "reason",
+)
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("table_id", "game", "shoe_id", "round", "seq", "ts", "event")
+
+INTEGER_COLUMNS: tuple[str, ...] = (
+    "round",
+    "seq",
+    "seat",
+    "hand",
+    "decks",
+    "player_points",
+    "banker_points",
+)
+
+GAMES = ("baccarat", "blackjack")
+
+SHOE_EVENTS = ("shuffle", "burn", "cover_card", "shoe_offer")
+ROUND_EVENTS = (
+    "round_start",
+    "wager",
+    "no_more_bets",
+    "card",
+    "action",
+    "result",
+    "collect",
+    "pay",
+    "push",
+    "vig",
+    "vig_settle",
+    "void",
+    "round_end",
+)
+EVENTS = SHOE_EVENTS + ROUND_EVENTS
+MONEY_EVENTS = ("wager", "collect", "pay", "push")
+
+TARGETS = ("player", "banker", "dealer", "seat")
+BACCARAT_BETS = ("banker", "player", "tie", "dragon_banker", "dragon_player", "dragon7", "panda8")
+BLACKJACK_BETS = ("main", "double", "split", "insurance")
+BETS = BACCARAT_BETS + BLACKJACK_BETS
+ACTIONS = ("hit", "stand", "double", "split", "surrender")
+MODES = ("collected", "marked")
+WINNERS = ("player", "banker", "tie")
+
+CARD_PATTERN = r"^[A2-9TJQK][SHDC]$"
+RANKS = "A23456789TJQK"
+
+# Which fields each event must carry (the "fields" columns of the Events
+# tables). `hand` is required on blackjack money and action rows only, and
+# `seat` on blackjack cards dealt to a seat; those are game-conditional and
+# handled in the schema.
+EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "shuffle": ("decks",),
+    "burn": ("card",),
+    "cover_card": (),
+    "shoe_offer": ("seat", "accepted"),
+    "round_start": (),
+    "wager": ("seat", "bet", "amount"),
+    "no_more_bets": (),
+    "card": ("target", "card"),
+    "action": ("seat", "hand", "action"),
+    "result": ("winner", "player_points", "banker_points"),
+    "collect": ("seat", "bet", "amount"),
+    "pay": ("seat", "bet", "amount"),
+    "push": ("seat", "bet", "amount"),
+    "vig": ("seat", "amount", "mode"),
+    "vig_settle": ("seat", "amount"),
+    "void": (),
+    "round_end": (),
+}
+
+# Bookkeeping columns added by the reader: which file, which 1-based line, and
+# a global row number that ties every finding back to its row.
+FILE_ID = "file_id"
+LINE = "line"
+ROW = "row"
+
+EVENT_DTYPE = pl.Enum(EVENTS)
+GAME_DTYPE = pl.Enum(GAMES)

@@ -1,0 +1,103 @@
+"""Rule metadata, registered once.
+
+A rule is one documented unit: a stable id (family prefix + digits, never
+reused), a title naming what it flags, the paragraph it enforces, severity,
+game, and docs with a failing and a passing example. The quoted paragraph is
+not copied here: it is read from `rulesets/` by the citation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from ..audit_context import GameContext
+
+SEVERITIES = ("error", "warning")
+SCOPES = ("input", "house", "baccarat", "blackjack")
+
+# What a game rule's check returns: one row per exception. Missing optional
+# columns are filled in; `amount_cents` is money at stake (positive: the
+# patron was underpaid or overcharged; negative: overpaid).
+CHECK_COLUMNS: dict[str, pl.DataType] = {
+    "table_id": pl.String(),
+    "shoe_id": pl.String(),
+    "round": pl.Int64(),
+    "seq": pl.Int64(),
+    "message": pl.String(),
+    "expected": pl.String(),
+    "observed": pl.String(),
+    "amount_cents": pl.Int64(),
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str  # kebab-case, names what the rule flags
+    title: str
+    citation: str
+    severity: str
+    scope: str  # input, house, baccarat or blackjack
+    what: str  # what it checks, in a sentence or two
+    fail_example: str
+    pass_example: str
+    overcharge: bool = False  # a positive amount is an overcharge rather than an underpayment
+    check: Callable[[GameContext], pl.DataFrame] | None = None
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "title": self.title,
+            "citation": self.citation,
+            "severity": self.severity,
+            "scope": self.scope,
+            "what": self.what,
+            "fail_example": self.fail_example,
+            "pass_example": self.pass_example,
+        }
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._rules: dict[str, Rule] = {}
+
+    def add(self, rule: Rule) -> Rule:
+        if rule.id in self._rules:
+            raise ValueError(f"rule id {rule.id} registered twice")
+        if rule.severity not in SEVERITIES or rule.scope not in SCOPES:
+            raise ValueError(f"rule {rule.id}: bad severity or scope")
+        self._rules[rule.id] = rule
+        return rule
+
+    def get(self, rule_id: str) -> Rule:
+        return self._rules[rule_id.upper()]
+
+    def __contains__(self, rule_id: str) -> bool:
+        return rule_id.upper() in self._rules
+
+    def all(self) -> list[Rule]:
+        return sorted(self._rules.values(), key=lambda r: r.id)
+
+    def for_scope(self, scope: str) -> list[Rule]:
+        return [r for r in self.all() if r.scope == scope]
+
+    def metadata_frame(self) -> pl.DataFrame:
+        rules = self.all()
+        return pl.DataFrame(
+            {
+                "rule_id": [r.id for r in rules],
+                "citation": [r.citation for r in rules],
+                "severity": [r.severity for r in rules],
+                "overcharge": [r.overcharge for r in rules],
+            }
+        )
+
+
+REGISTRY = Registry()
+register = REGISTRY.add
