@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-DEFAULT_ROOT = Path(__file__).resolve().parent.parent / "rulesets"
+from .paths import data_dir
+
+DEFAULT_ROOT = data_dir("rulesets")
 
 PARAMETERS_FILE = "parameters.toml"
 PARAGRAPH_FILES = ("paragraphs.toml", "sections.toml")
@@ -94,6 +96,11 @@ class Rulesets:
 
     def games(self) -> list[str]:
         return sorted(self._games)
+
+    def section_of(self, game: str) -> tuple[str, str]:
+        """The game's section citation and title, e.g. ("9 NYCRR 5324.20", "Baccarat")."""
+        section = self._section(game)
+        return section.section, section.title
 
     def params(self, game: str, on: date) -> dict[str, object]:
         """Every parameter of the game's section, as in force on `on`."""

@@ -53,12 +53,23 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+IN_COLUMN_MISSING = "IN003"
+
+
+@dataclass(frozen=True)
+class MissingColumn:
+    file_id: int
+    column: str
+    line: int | None  # the header line, where the file has one
+
+
 def _read_all(
     sources: list[Source],
-) -> tuple[list[InputFile], list[pl.DataFrame], list[pl.DataFrame]]:
-    files, frames, problems = [], [], []
+) -> tuple[list[InputFile], list[pl.DataFrame], list[pl.DataFrame], list[MissingColumn]]:
+    files, frames, problems, missing = [], [], [], []
     for file_id, source in enumerate(sources):
         raw = readers.read(source)
+        missing += [MissingColumn(file_id, c, raw.header_line) for c in raw.missing]
         frame, unparsed = typed(raw.frame, file_id)
         frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
         problems += [problems_frame(raw.problems, file_id), unparsed]
@@ -71,15 +82,43 @@ def _read_all(
                 size=source.path.stat().st_size if source.path.exists() else 0,
             )
         )
-    return files, frames, problems
+    return files, frames, problems, missing
+
+
+def _missing_column_problems(missing: list[MissingColumn], problems: pl.DataFrame) -> pl.DataFrame:
+    """A missing column is reported when it is one every row needs, or when some row
+    of the file needed it (those rows are reported as missing the field too); a
+    column no row uses loses nothing."""
+    needed = set(
+        problems.filter(pl.col("rule_id") == schema.IN_FIELD_MISSING)
+        .select(v.FILE_ID, "field")
+        .unique()
+        .iter_rows()
+    )
+    rows = [
+        {
+            "rule_id": IN_COLUMN_MISSING,
+            "row": None,
+            "file_id": m.file_id,
+            "line": m.line,
+            "field": m.column,
+            "observed": None,
+            "expected": f"a `{m.column}` column",
+            "message": f"The file has no `{m.column}` column; rows that need it cannot be audited.",
+        }
+        for m in missing
+        if m.column in v.REQUIRED_COLUMNS or (m.file_id, m.column) in needed
+    ]
+    return pl.DataFrame(rows, schema=PROBLEM_SCHEMA)
 
 
 def ingest(sources: list[Source], baccarat_seats: tuple[int, ...] | None = None) -> Ingested:
-    files, frames, problems = _read_all(sources)
+    files, frames, problems, missing = _read_all(sources)
     empty = pl.DataFrame(schema={**CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
     events = pl.concat([empty, *frames], how="diagonal_relaxed").with_row_index(v.ROW)
     events = events.with_columns(pl.col(v.ROW).cast(pl.Int64))
-    problems.append(schema.validate(events, schema.row_checks(baccarat_seats)))
+    row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
+    problems += [_missing_column_problems(missing, row_problems), row_problems]
     keyed = events.filter(pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null()))
     problems.append(sequence.seq_problems(keyed))
     ordered = keyed.sort("table_id", "seq", maintain_order=True)
@@ -140,7 +179,14 @@ def _unauditable_rounds(problems: pl.DataFrame, events: pl.DataFrame) -> pl.Data
     )
     neighbours = [
         orphans.sort(v.FILE_ID, v.LINE)
-        .join_asof(anchors, on=v.LINE, by=v.FILE_ID, strategy=strategy, allow_exact_matches=False)
+        .join_asof(
+            anchors,
+            on=v.LINE,
+            by=v.FILE_ID,
+            strategy=strategy,
+            allow_exact_matches=False,
+            check_sortedness=False,
+        )
         .select(ROUND_KEY)
         for strategy in ("backward", "forward")
     ]

@@ -52,3 +52,11 @@ def problems_frame(problems: list[Problem], file_id: int) -> pl.DataFrame:
 
 def empty_problems() -> pl.DataFrame:
     return pl.DataFrame(schema=PROBLEM_SCHEMA)
+
+
+def dollars(cents: pl.Expr) -> pl.Expr:
+    """Integer cents as dollar text with two decimals: -2550 -> "-25.50"."""
+    sign = pl.when(cents < 0).then(pl.lit("-")).otherwise(pl.lit(""))
+    whole = (cents.abs() // 100).cast(pl.String)
+    frac = (cents.abs() % 100).cast(pl.String).str.pad_start(2, "0")
+    return pl.format("{}{}.{}", sign, whole, frac)

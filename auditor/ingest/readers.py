@@ -25,7 +25,6 @@ from .sources import Source
 
 IN_FILE_UNREADABLE = "IN001"
 IN_RECORD_MALFORMED = "IN002"
-IN_COLUMN_MISSING = "IN003"
 
 TEXT_SCHEMA = {c: pl.String for c in v.COLUMNS}
 
@@ -35,6 +34,8 @@ class RawFile:
     frame: pl.DataFrame  # the spec's columns present in the file, plus `line`
     problems: list[Problem] = field(default_factory=list)
     rows_lost: int = 0  # records that could not be read (each also a problem)
+    missing: list[str] = field(default_factory=list)  # spec columns the file lacks
+    header_line: int | None = None  # where a missing column would have been named
 
 
 def read(source: Source) -> RawFile:
@@ -79,7 +80,8 @@ def _read_bytes(source: Source) -> tuple[bytes | None, list[Problem]]:
 
 
 def _unreadable(message: str, line: int | None = None) -> Problem:
-    return Problem(IN_FILE_UNREADABLE, line, None, None, None, message)
+    sentence = message[0].upper() + message[1:] + "."
+    return Problem(IN_FILE_UNREADABLE, line, None, None, "a readable file", sentence)
 
 
 # --- JSON Lines -------------------------------------------------------------
@@ -169,7 +171,7 @@ def _read_csv(data: bytes) -> RawFile:
         header = next(csv.reader([header_line.decode("utf-8-sig").rstrip("\r")]))
     except (UnicodeDecodeError, StopIteration):
         return RawFile(_empty(), [_unreadable("the CSV header row cannot be read", line=1)])
-    problems = _missing_columns(header, line=1)
+    problems: list[Problem] = []
     if b'"' in data:
         frame, bad = _read_csv_by_row(data, header)
     else:
@@ -177,22 +179,11 @@ def _read_csv(data: bytes) -> RawFile:
     problems.extend(bad)
     keep = [c for c in header if c in TEXT_SCHEMA]
     frame = frame.select([*keep, v.LINE])
-    return RawFile(frame, problems, rows_lost=len(bad))
+    return RawFile(frame, problems, rows_lost=len(bad), missing=_missing(header), header_line=1)
 
 
-def _missing_columns(header: list[str], line: int | None) -> list[Problem]:
-    return [
-        Problem(
-            IN_COLUMN_MISSING,
-            line,
-            column,
-            None,
-            column,
-            f"The file has no `{column}` column; rows that need it cannot be audited.",
-        )
-        for column in v.COLUMNS
-        if column not in header
-    ]
+def _missing(columns: list[str]) -> list[str]:
+    return [c for c in v.COLUMNS if c not in columns]
 
 
 def _read_csv_fast(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[Problem]]:
@@ -259,7 +250,7 @@ def _read_parquet(path: Path) -> RawFile:
         frame = pl.read_parquet(path)
     except Exception as exc:  # noqa: BLE001 - any failure means the file cannot be read
         return RawFile(_empty(), [_unreadable(f"the Parquet file cannot be read: {exc}")])
-    problems = _missing_columns(frame.columns, line=None)
     keep = [c for c in frame.columns if c in TEXT_SCHEMA]
+    missing = _missing(frame.columns)
     frame = frame.select(keep).with_columns(_line_numbers(frame.height))
-    return RawFile(frame, problems)
+    return RawFile(frame, missing=missing)

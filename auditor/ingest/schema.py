@@ -14,7 +14,7 @@ import pandera.polars as pa
 import polars as pl
 
 from . import vocabulary as v
-from .problems import PROBLEM_SCHEMA
+from .problems import PROBLEM_SCHEMA, dollars
 
 IN_FIELD_MISSING = "IN004"
 IN_EVENT_UNKNOWN = "IN005"
@@ -266,7 +266,7 @@ def _problems(frame: pl.DataFrame, cases: pl.DataFrame, checks: list[RowCheck]) 
         pl.col("index").cast(pl.Int64),
         # amounts are checked in cents but shown in dollars
         pl.when(pl.col("column") == "amount_cents")
-        .then((pl.col("failure_case").cast(pl.Int64, strict=False) / 100).cast(pl.String))
+        .then(dollars(pl.col("failure_case").cast(pl.Int64, strict=False)))
         .otherwise(pl.col("failure_case").cast(pl.String))
         .alias("failure_case"),
     )

@@ -87,8 +87,8 @@ def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
         pl.col("seq").filter(pl.col("event") == "shuffle").min().over("table_id", "shoe_id")
     )
     rounds = (
-        ordered.filter(pl.col("round") > 0)
-        .with_columns(shuffle_seq.alias("shuffle_seq"))
+        ordered.with_columns(shuffle_seq.alias("shuffle_seq"))
+        .filter(pl.col("round") > 0)
         .group_by(ROUND_KEY, maintain_order=True)
         .agg(
             pl.col(v.ROW).first(),

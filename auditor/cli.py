@@ -1,0 +1,215 @@
+"""The command line: audit, report, rules, rule (and simulate, per game).
+
+Exit status: 0 no finding reaches --fail-on, 1 one does, 2 the command could
+not run (bad arguments, unreadable house rules, rulesets that do not load).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date, datetime
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .rules.catalog import REGISTRY
+from .rulesets import RulesetError, load_rulesets
+
+FAIL_ON = ("error", "warning", "never")
+
+
+class Failure(click.ClickException):
+    """The command could not run: exit 2 with a one-line reason."""
+
+    exit_code = 2
+
+
+def _rulesets(root: Path | None):
+    try:
+        return load_rulesets(root)
+    except RulesetError as exc:
+        raise Failure(f"rulesets: {exc}") from None
+
+
+def _progress(quiet: bool):
+    """A one-line progress display on stderr, shown only on a terminal."""
+    if quiet or not sys.stderr.isatty():
+        return lambda _stage: None
+
+    def show(stage: str) -> None:
+        click.echo(f"\r\033[Kauditor: {stage}", err=True, nl=False)
+
+    return show
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="auditor")
+def main() -> None:
+    """Replay recorded baccarat and blackjack hand histories through 9 NYCRR Part 5324
+    and report every exception with the paragraph it breaks."""
+
+
+@main.command()
+@click.argument("logs", nargs=-1, required=True)
+@click.option(
+    "--house",
+    "house_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="House rules file (TOML).",
+)
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder for findings.*, summary.json and the report.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default="error",
+    show_default=True,
+    help="Lowest severity that makes the exit status 1.",
+)
+@click.option(
+    "--rulesets",
+    "rulesets_root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Rulesets folder (default: the one shipped).",
+)
+@click.option("--no-report", is_flag=True, help="Skip the PDF and HTML report.")
+@click.option("--paper", type=click.Choice(["A4", "Letter"]), default="A4", show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, quiet):
+    """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
+    from . import audit as audit_mod
+    from . import findings as fnd
+    from . import summary as summ
+    from .house import HouseRulesError
+    from .house import load as load_house
+    from .ingest.sources import SourceError, expand
+
+    rs = _rulesets(rulesets_root)
+    try:
+        house = load_house(house_path, rs, on=date.today())
+    except HouseRulesError as exc:
+        raise Failure(f"{house_path}: {exc}") from None
+    try:
+        sources = expand(list(logs))
+    except SourceError as exc:
+        raise Failure(str(exc)) from None
+    progress = _progress(quiet)
+    progress(f"reading {len(sources)} file(s)")
+    result = audit_mod.run(sources, house, rs, progress=lambda rule: progress(f"checking {rule}"))
+    progress("writing findings")
+    fnd.write(result.findings, out)
+    summary = summ.build(result, datetime.now().astimezone())
+    summ.write(summary, out)
+    if not no_report:
+        progress("rendering the report")
+        from .report import render
+
+        render(out, paper=paper, rulesets=rs)
+    progress("done")
+    if not quiet and sys.stderr.isatty():
+        click.echo("", err=True)
+    _print_summary(summary, out, quiet)
+    sys.exit(_exit_status(summary, fail_on))
+
+
+def _print_summary(summary: dict, out: Path, quiet: bool) -> None:
+    if quiet:
+        return
+    rows, rounds, found = summary["rows"], summary["rounds"], summary["findings"]
+    click.echo(
+        f"{rounds['read']} rounds ({rounds['audited']} audited, {rounds['reported']} reported), "
+        f"{rows['read']} rows ({rows['audited']} audited, {rows['reported']} reported); "
+        f"{found['total']} findings "
+        f"({found['by_severity'].get('error', 0)} errors, "
+        f"{found['by_severity'].get('warning', 0)} warnings) -> {out}"
+    )
+
+
+def _exit_status(summary: dict, fail_on: str) -> int:
+    by_severity = summary["findings"]["by_severity"]
+    if fail_on == "never":
+        return 0
+    if fail_on == "warning":
+        return 1 if summary["findings"]["total"] else 0
+    return 1 if by_severity.get("error", 0) else 0
+
+
+@main.command()
+@click.argument("out", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--paper", type=click.Choice(["A4", "Letter"]), default="A4", show_default=True)
+@click.option(
+    "--rulesets", "rulesets_root", type=click.Path(path_type=Path, file_okay=False), default=None
+)
+def report(out, paper, rulesets_root):
+    """Re-render report.pdf and report.html in OUT from its findings and summary."""
+    from .report import render
+
+    if not (out / "summary.json").exists() or not (out / "findings.parquet").exists():
+        raise Failure(f"{out}: no summary.json and findings.parquet here; run `auditor audit`")
+    paths = render(out, paper=paper, rulesets=_rulesets(rulesets_root))
+    click.echo(" ".join(str(p) for p in paths))
+
+
+@main.command("rules")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["input", "house", "baccarat", "blackjack"]),
+    default=None,
+    help="Only the rules of one game or family.",
+)
+def rules_cmd(fmt, scope):
+    """List every rule: id, severity, citation and title."""
+    rules = [r for r in REGISTRY.all() if scope is None or r.scope == scope]
+    if fmt == "json":
+        click.echo(json.dumps([r.as_dict() for r in rules], indent=2))
+        return
+    for r in rules:
+        click.echo(f"{r.id}  {r.severity:<7}  {r.citation:<28}  {r.title}")
+
+
+@main.command("rule")
+@click.argument("rule_id")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--rulesets", "rulesets_root", type=click.Path(path_type=Path, file_okay=False), default=None
+)
+def rule_cmd(rule_id, fmt, rulesets_root):
+    """Explain one rule: what it checks, the paragraph it enforces, examples."""
+    if rule_id not in REGISTRY:
+        raise Failure(f"no rule {rule_id!r}; `auditor rules` lists them")
+    rule = REGISTRY.get(rule_id)
+    rs = _rulesets(rulesets_root)
+    quoted = rs.paragraph(rule.citation).text if rs.has_paragraph(rule.citation) else None
+    if fmt == "json":
+        click.echo(json.dumps({**rule.as_dict(), "paragraph": quoted}, indent=2))
+        return
+    click.echo(f"{rule.id} {rule.name}: {rule.title}")
+    click.echo(f"Severity: {rule.severity}    Scope: {rule.scope}    Citation: {rule.citation}\n")
+    click.echo("What it checks\n  " + rule.what + "\n")
+    if quoted:
+        click.echo(f"{rule.citation}\n" + "\n".join("  " + ln for ln in quoted.splitlines()) + "\n")
+    click.echo("Fails\n  " + rule.fail_example + "\n")
+    click.echo("Passes\n  " + rule.pass_example)
+
+
+@main.group()
+def simulate() -> None:
+    """Write simulated hand histories (for testing and demonstration)."""
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""summary.json: what was read, audited and reported, and what was found.
+
+Row accounting is computed from two sides and must balance: every row read is
+either in an audited round or reported (bad, unreadable, or in a round that
+lost a row).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from . import __version__
+from .audit import AuditResult
+from .ingest.load import KEY_COLUMNS, ROUND_KEY
+
+
+def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, float]:
+    amounts = findings.filter(pl.col("amount").is_not_null() & (pl.col("amount") != 0))
+    over = pl.col("rule_id").is_in(sorted(overcharge_rules))
+    sums = amounts.select(
+        pl.col("amount").filter((pl.col("amount") > 0) & ~over).sum().alias("underpaid"),
+        pl.col("amount").filter((pl.col("amount") > 0) & over).sum().alias("overcharged"),
+        (-pl.col("amount").filter(pl.col("amount") < 0)).sum().alias("overpaid"),
+    ).row(0, named=True)
+    return {k: round(float(v or 0), 2) for k, v in sums.items()}
+
+
+def _rounds(events: pl.DataFrame) -> pl.DataFrame:
+    return events.filter(pl.col("round") > 0).select(ROUND_KEY).unique()
+
+
+def accounting(result: AuditResult) -> dict[str, Any]:
+    ing = result.ingested
+    lost = sum(f.rows for f in ing.files) - ing.events.height
+    rows_read = ing.rows_read
+    rows_audited = ing.audited.height
+    # Reported rows counted directly: records lost, rows whose place is unknown,
+    # and rows of unauditable rounds.
+    keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
+    unplaced = ing.events.filter(~keyed).height
+    in_bad_rounds = ing.events.filter(keyed).join(ing.unauditable, on=ROUND_KEY, how="semi").height
+    rows_reported = lost + unplaced + in_bad_rounds
+    rounds_read = _rounds(ing.events.filter(keyed)).height
+    rounds_reported = ing.unauditable.filter(pl.col("round") > 0).height
+    return {
+        "rows": {
+            "read": rows_read,
+            "audited": rows_audited,
+            "reported": rows_reported,
+            "unreadable_records": lost,
+            "balanced": rows_read == rows_audited + rows_reported,
+        },
+        "rounds": {
+            "read": rounds_read,
+            "audited": rounds_read - rounds_reported,
+            "reported": rounds_reported,
+        },
+    }
+
+
+def _per_table(result: AuditResult) -> list[dict[str, Any]]:
+    ing = result.ingested
+    keyed = ing.events.filter(pl.col("table_id").is_not_null())
+    read = keyed.group_by("table_id").agg(
+        pl.col("game").drop_nulls().first(),
+        pl.len().alias("rows_read"),
+        pl.struct(ROUND_KEY).filter(pl.col("round") > 0).n_unique().alias("rounds_read"),
+        pl.col("time").min().alias("first"),
+        pl.col("time").max().alias("last"),
+    )
+    audited = ing.audited.group_by("table_id").agg(
+        pl.len().alias("rows_audited"),
+        pl.struct(ROUND_KEY).filter(pl.col("round") > 0).n_unique().alias("rounds_audited"),
+    )
+    found = (
+        result.findings.filter(pl.col("table_id").is_not_null())
+        .group_by("table_id")
+        .agg(
+            pl.len().alias("findings"),
+            (pl.col("severity") == "error").sum().alias("errors"),
+            pl.col("amount").filter(pl.col("amount") > 0).sum().alias("amount_against_patrons"),
+            (-pl.col("amount").filter(pl.col("amount") < 0)).sum().alias("amount_overpaid"),
+        )
+    )
+    table = (
+        read.join(audited, on="table_id", how="left")
+        .join(found, on="table_id", how="left")
+        .with_columns(
+            pl.col(pl.UInt32, pl.Int64).exclude("rows_read").fill_null(0),
+            pl.col(pl.Float64).fill_null(0.0),
+        )
+        .sort("table_id")
+    )
+    rows = []
+    for r in table.iter_rows(named=True):
+        settings = result.house.table(r["table_id"], r["game"] or "baccarat")
+        rows.append(
+            {
+                "table_id": r["table_id"],
+                "game": r["game"],
+                "pit": settings.pit,
+                "listed_in_house_rules": settings.listed,
+                "rows_read": r["rows_read"],
+                "rows_audited": r["rows_audited"],
+                "rows_reported": r["rows_read"] - r["rows_audited"],
+                "rounds_read": r["rounds_read"],
+                "rounds_audited": r["rounds_audited"],
+                "first_event": r["first"].isoformat() if r["first"] else None,
+                "last_event": r["last"].isoformat() if r["last"] else None,
+                "findings": r["findings"],
+                "errors": r["errors"],
+                "amount_against_patrons": round(float(r["amount_against_patrons"]), 2),
+                "amount_overpaid": round(float(r["amount_overpaid"]), 2),
+            }
+        )
+    return rows
+
+
+def _file_sha256(path: Path | None) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path else None
+
+
+def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
+    ing, findings = result.ingested, result.findings
+    registry_over = {r for r in result.rule_ids if _is_overcharge(r)}
+    times = ing.events["time"].drop_nulls()
+    by_rule = findings.group_by("rule_id").agg(pl.len()).sort("rule_id")
+    by_severity = findings.group_by("severity").agg(pl.len())
+    return {
+        "auditor_version": __version__,
+        "run_at": run_at.isoformat(timespec="seconds"),
+        "facility": result.house.facility,
+        "house_rules": {
+            "path": str(result.house.path) if result.house.path else None,
+            "sha256": _file_sha256(result.house.path),
+        },
+        "ruleset": {
+            game: {
+                "section": result.rulesets.section_of(game)[0],
+                "effective": result.rulesets.effective_date(game, on=result.on).isoformat(),
+                "as_of": result.on.isoformat(),
+            }
+            for game in ("baccarat", "blackjack")
+        },
+        "period": {
+            "start": times.min().isoformat() if times.len() else None,
+            "end": times.max().isoformat() if times.len() else None,
+        },
+        "inputs": [
+            {
+                "path": str(f.path),
+                "encoding": f.encoding,
+                "rows": f.rows,
+                "bytes": f.size,
+                "sha256": f.sha256,
+            }
+            for f in ing.files
+        ],
+        **accounting(result),
+        "tables": _per_table(result),
+        "findings": {
+            "total": findings.height,
+            "by_severity": {s: n for s, n in by_severity.iter_rows()},
+            "by_rule": {r: n for r, n in by_rule.iter_rows()},
+        },
+        "money": _money(findings, registry_over),
+        "rules_applied": result.rule_ids,
+    }
+
+
+def _is_overcharge(rule_id: str) -> bool:
+    from .rules.catalog import REGISTRY
+
+    return REGISTRY.get(rule_id).overcharge
+
+
+def write(summary: dict[str, Any], out: Path) -> Path:
+    path = out / "summary.json"
+    path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def read(out: Path) -> dict[str, Any]:
+    return json.loads((out / "summary.json").read_text(encoding="utf-8"))

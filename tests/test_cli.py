@@ -1,0 +1,181 @@
+"""The command line, through click's runner."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from casefiles import DEFAULT_HOUSE, write_file
+from click.testing import CliRunner
+
+from auditor.cli import main
+from auditor.rules.catalog import REGISTRY
+
+CLEAN = """
+{"event": "shuffle", "decks": 8}
+{"event": "round_start"}
+{"event": "round_end"}
+"""
+DAMAGED = CLEAN + '{"event": "wager", "seat": 1, "bet": "banker", "amount": -5, "round": 2}\n'
+
+
+def _run(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def logs(tmp_path):
+    write_file(tmp_path, {"name": "clean.jsonl", "events": CLEAN})
+    write_file(
+        tmp_path, {"name": "damaged.jsonl", "events": DAMAGED, "defaults": {"table_id": "BAC-02"}}
+    )
+    return tmp_path
+
+
+def test_audit_writes_every_output_and_exits_by_fail_on(logs, tmp_path):
+    out = tmp_path / "out"
+    result = _run(
+        "audit", str(logs / "clean.jsonl"), "--house", str(DEFAULT_HOUSE), "--out", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    for name in (
+        "findings.csv",
+        "findings.jsonl",
+        "findings.parquet",
+        "summary.json",
+        "report.pdf",
+        "report.html",
+    ):
+        assert (out / name).exists(), name
+    assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["findings"]["total"] == 0 and summary["rows"]["balanced"]
+
+    result = _run(
+        "audit",
+        str(logs / "damaged.jsonl"),
+        "--house",
+        str(DEFAULT_HOUSE),
+        "--out",
+        str(out),
+        "--no-report",
+    )
+    assert result.exit_code == 1
+    found = pl.read_csv(out / "findings.csv")
+    assert set(found["rule_id"]) == {"IN007", "IN014", "IN015"}
+    assert (
+        _run(
+            "audit",
+            str(logs / "damaged.jsonl"),
+            "--house",
+            str(DEFAULT_HOUSE),
+            "--out",
+            str(out),
+            "--no-report",
+            "--fail-on",
+            "never",
+        ).exit_code
+        == 0
+    )
+
+
+def test_fail_on_warning_counts_warnings(logs, tmp_path):
+    house = tmp_path / "empty.toml"
+    house.write_text('facility = "X"\n')
+    args = [
+        "audit",
+        str(logs / "clean.jsonl"),
+        "--house",
+        str(house),
+        "--out",
+        str(tmp_path / "o"),
+        "--no-report",
+        "-q",
+    ]
+    assert _run(*args).exit_code == 0  # HR001 is a warning
+    result = _run(*args, "--fail-on", "warning")
+    assert result.exit_code == 1 and result.output == ""
+
+
+def test_findings_files_agree(logs, tmp_path):
+    out = tmp_path / "out"
+    _run("audit", str(logs), "--house", str(DEFAULT_HOUSE), "--out", str(out), "--no-report")
+    parquet = pl.read_parquet(out / "findings.parquet")
+    jsonl = [json.loads(line) for line in (out / "findings.jsonl").read_text().splitlines()]
+    csv = pl.read_csv(out / "findings.csv", infer_schema=False)
+    assert parquet.height == len(jsonl) == csv.height > 0
+    assert list(jsonl[0]) == parquet.columns == csv.columns
+    assert [r["rule_id"] for r in jsonl] == parquet["rule_id"].to_list()
+
+
+@pytest.mark.parametrize(
+    ("house_text", "message"),
+    [
+        ("[baccarat]\ncommission_percent = 3\n", "baccarat.commission_percent"),
+        ("[baccarat]\nvig = 5\n", "baccarat.vig"),
+        ("not toml = = =", "not valid TOML"),
+    ],
+)
+def test_bad_house_rules_exit_2_naming_the_key(logs, tmp_path, house_text, message):
+    house = tmp_path / "house.toml"
+    house.write_text(house_text)
+    result = CliRunner().invoke(
+        main, ["audit", str(logs), "--house", str(house), "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_log_exits_2(tmp_path):
+    result = CliRunner().invoke(
+        main,
+        [
+            "audit",
+            str(tmp_path / "nope.jsonl"),
+            "--house",
+            str(DEFAULT_HOUSE),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_rules_lists_every_rule_in_text_and_json():
+    text = _run("rules").output.splitlines()
+    assert len(text) == len(REGISTRY.all())
+    assert text[0].startswith("HR001") or text[0].startswith("BA")
+    listed = json.loads(_run("rules", "--format", "json").output)
+    assert {r["id"] for r in listed} == {r.id for r in REGISTRY.all()}
+    assert all(r["citation"] for r in listed)
+    only_input = json.loads(_run("rules", "--format", "json", "--scope", "input").output)
+    assert {r["scope"] for r in only_input} == {"input"}
+
+
+def test_rule_explains_one_rule_with_its_quoted_section():
+    result = _run("rule", "IN004")
+    assert result.exit_code == 0
+    assert "field-missing" in result.output and "hand-history-v1 Events" in result.output
+    assert "Fails" in result.output and "Passes" in result.output
+    assert "round_start" in result.output  # quoted from the format's Events section
+    doc = json.loads(_run("rule", "in004", "--format", "json").output)
+    assert doc["id"] == "IN004" and doc["paragraph"]
+    assert CliRunner().invoke(main, ["rule", "XX999"]).exit_code == 2
+
+
+def test_report_re_renders_from_the_output_folder(logs, tmp_path):
+    out = tmp_path / "out"
+    _run("audit", str(logs), "--house", str(DEFAULT_HOUSE), "--out", str(out), "--no-report")
+    assert not (out / "report.pdf").exists()
+    result = _run("report", str(out), "--paper", "Letter")
+    assert result.exit_code == 0
+    assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
+    assert CliRunner().invoke(main, ["report", str(tmp_path)]).exit_code == 2
+
+
+def test_every_command_has_help():
+    for command in ("audit", "report", "rules", "rule", "simulate"):
+        result = _run(command, "--help")
+        assert result.exit_code == 0 and "Usage" in result.output

@@ -1,0 +1,68 @@
+"""House rules: validated at start, with errors that name the key."""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import date
+
+import pytest
+from casefiles import DEFAULT_HOUSE
+
+from auditor.house import HouseRulesError, parse
+from auditor.rulesets import load_rulesets
+
+ON = date(2026, 11, 1)
+
+
+def _parse(text: str):
+    return parse(tomllib.loads(text), load_rulesets(), ON)
+
+
+def test_case_house_file_parses_and_merges_defaults():
+    house = _parse(DEFAULT_HOUSE.read_text())
+    table = house.table("BAC-02", "baccarat")
+    assert table.listed and table["variant"] == "midi" and table["ez"] is True
+    assert table["commission_percent"] == 5
+    assert house.collection_procedure == {"PIT-1": "ii", "PIT-2": "iii"}
+    assert house.table("BJ-01", "blackjack")["dealer_hits_soft_17"] is True
+
+
+def test_unlisted_table_gets_section_defaults():
+    house = _parse('facility = "X"\n[blackjack]\nsurrender = true\n')
+    table = house.table("BJ-99", "blackjack")
+    assert not table.listed and table["surrender"] is True
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[baccarat]\ncomission_percent = 5\n", "baccarat.comission_percent"),
+        ("[baccarat]\ncommission_percent = 6\n", "baccarat.commission_percent"),
+        ('[baccarat]\ndragon_bonus_pay_table = "D"\n', "baccarat.dragon_bonus_pay_table"),
+        ("[baccarat]\nseats = [1, 1]\n", "baccarat.seats"),
+        ('[baccarat.collection_procedure]\n"PIT-1" = "v"\n', "baccarat.collection_procedure.PIT-1"),
+        ('[blackjack]\ninsurance_pays = "3:2"\n', "blackjack.insurance_pays"),
+        ('[blackjack]\nblackjack_pays = "three to two"\n', "blackjack.blackjack_pays"),
+        ("[blackjack]\npayout_limit = -1\n", "blackjack.payout_limit"),
+        ('[[tables]]\ntable_id = "B"\ngame = "baccarat"\nvariant = "jumbo"\n', "tables[0].variant"),
+        ('[[tables]]\ntable_id = "B"\ngame = "baccarat"\ndecks = 6\nshoe = 1\n', "tables[0].shoe"),
+        (
+            '[[tables]]\ntable_id = "B"\ngame = "baccarat"\ncommission_percent = 4\n',
+            "tables[0].commission_percent",
+        ),
+        ('[[tables]]\ntable_id = "B"\ngame = "poker"\n', "tables[0].game"),
+        ('[[tables]]\ngame = "baccarat"\n', "tables[0].table_id"),
+        ('facilty = "X"\n', "facilty"),
+    ],
+)
+def test_bad_key_or_value_is_an_error_naming_the_key(text, key):
+    with pytest.raises(HouseRulesError) as error:
+        _parse(text)
+    assert f"`{key}" in str(error.value)
+
+
+def test_midi_table_may_use_its_own_commission_rate():
+    house = _parse(
+        '[[tables]]\ntable_id = "M"\ngame = "baccarat"\nvariant = "midi"\ncommission_percent = 4\n'
+    )
+    assert house.table("M", "baccarat")["commission_percent"] == 4

@@ -1,0 +1,156 @@
+"""Reading: every encoding gives the same rows, and every row is accounted for."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tomllib
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+from casefiles import DEFAULT_HOUSE, expand_events, write_file
+
+from auditor import audit
+from auditor.house import parse as parse_house
+from auditor.ingest.load import ingest
+from auditor.ingest.sources import SourceError, expand
+from auditor.rulesets import load_rulesets
+from auditor.summary import accounting
+
+EVENTS = """
+{"event": "shuffle", "decks": 8}
+{"event": "burn", "card": "2S"}
+{"event": "burn", "card": "TH"}
+{"event": "burn", "card": "QC"}
+{"event": "shoe_offer", "seat": 1, "accepted": true}
+{"event": "round_start"}
+{"event": "wager", "seat": 1, "bet": "banker", "amount": 25}
+{"event": "wager", "seat": 2, "bet": "player", "amount": "12.5"}
+{"event": "no_more_bets"}
+{"event": "card", "target": "player", "card": "9S"}
+{"event": "result", "winner": "player", "player_points": 9, "banker_points": 0}
+{"event": "vig", "seat": 1, "amount": 1.25, "mode": "marked"}
+{"event": "round_end"}
+"""
+ENCODINGS = ["log.jsonl", "log.ndjson", "log.jsonl.gz", "log.csv", "log.csv.gz", "log.parquet"]
+
+
+def _house():
+    return parse_house(tomllib.loads(DEFAULT_HOUSE.read_text()), load_rulesets(), date(2026, 11, 1))
+
+
+def _read(path: Path):
+    return ingest(expand([str(path)]), baccarat_seats=(1, 2, 3))
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_every_encoding_reads_the_same_rows(tmp_path, name):
+    reference = _read(write_file(tmp_path, {"name": "ref.jsonl", "events": EVENTS}))
+    other = _read(write_file(tmp_path, {"name": name, "events": EVENTS}))
+    assert other.problems.height == 0, other.problems
+    # the same rows, up to where they sit in the file (a CSV header is line 1)
+    columns = [c for c in reference.events.columns if c not in ("file_id", "line")]
+    assert other.events.select(columns).equals(reference.events.select(columns))
+    assert other.events["amount_cents"].drop_nulls().to_list() == [2500, 1250, 125]
+    assert other.events["accepted"].drop_nulls().to_list() == [True]
+
+
+def test_parquet_with_native_types_reads_the_same(tmp_path):
+    rows = expand_events(EVENTS)
+    frame = pl.DataFrame(rows).with_columns(
+        pl.col("amount").cast(pl.Float64), pl.col("ts").str.slice(0, 19).str.to_datetime()
+    )
+    frame.write_parquet(tmp_path / "typed.parquet")
+    typed = _read(tmp_path / "typed.parquet")
+    reference = _read(write_file(tmp_path, {"name": "ref.jsonl", "events": EVENTS}))
+    assert typed.problems.height == 0, typed.problems
+    for column in ("seq", "round", "amount_cents", "accepted", "card", "time"):
+        assert typed.events[column].to_list() == reference.events[column].to_list(), column
+
+
+def test_folders_globs_and_files_each_once(tmp_path):
+    (tmp_path / "d").mkdir()
+    for name in ("a.jsonl", "b.csv.gz", "notes.txt"):
+        (tmp_path / "d" / name).write_text("")
+    found = expand(
+        [str(tmp_path / "d"), str(tmp_path / "d" / "*.jsonl"), str(tmp_path / "d/a.jsonl")]
+    )
+    assert [s.path.name for s in found] == ["a.jsonl", "b.csv.gz"]
+    with pytest.raises(SourceError, match="no such file"):
+        expand([str(tmp_path / "missing.jsonl")])
+    with pytest.raises(SourceError, match="not a log file"):
+        expand([str(tmp_path / "d" / "notes.txt")])
+
+
+DAMAGED = [
+    ('{"event": "wager", "seat": 1, "bet": "banker", "amount": 25}', None),
+    ('{"event": "teleport"}', "IN005"),
+    ('{"event": "card", "target": "player", "card": "1S"}', "IN006"),
+    ('{"event": "wager", "seat": 1, "bet": "banker", "amount": -5}', "IN007"),
+    ('{"event": "wager", "seat": 1, "bet": "banker", "amount": "five"}', "IN007"),
+    ('{"event": "wager", "seat": 1, "bet": "banker"}', "IN004"),
+    ('{"event": "wager", "seat": 0, "bet": "banker", "amount": 5}', "IN008"),
+]
+
+
+def _damaged_log(tmp_path: Path) -> tuple[Path, list[tuple[int, str]]]:
+    """Ten rounds; rounds 2..7 each get one kind of row damage, 8..10 damage of order."""
+    lines, expected, seq = [], [], 0
+
+    def add(event: dict, rnd: int) -> None:
+        nonlocal seq
+        seq += 1
+        row = {
+            "table_id": "BAC-01",
+            "game": "baccarat",
+            "shoe_id": "S1",
+            "round": rnd,
+            "seq": seq,
+            "ts": f"2026-11-01T20:{seq // 60:02d}:{seq % 60:02d}",
+            **event,
+        }
+        lines.append(json.dumps(row))
+
+    add({"event": "shuffle", "decks": 8}, 0)
+    for rnd in range(1, 11):
+        add({"event": "round_start"}, rnd)
+        row, rule = DAMAGED[rnd - 1] if rnd <= len(DAMAGED) else DAMAGED[0]
+        add(json.loads(row), rnd)
+        if rule:
+            expected.append((len(lines), rule))
+        if rnd == 8:
+            lines.append('{"table_id": "BAC-01", "game": "bacc')  # truncated
+            expected.append((len(lines), "IN002"))
+            seq += 1
+        if rnd == 9:  # duplicate seq, and a row after round_end below
+            add({"event": "no_more_bets", "seq": seq}, rnd)
+            expected.append((len(lines), "IN010"))
+        add({"event": "round_end"}, rnd)
+    add({"event": "pay", "seat": 1, "bet": "banker", "amount": 5}, 10)
+    expected.append((len(lines), "IN012"))
+    path = tmp_path / "damaged.jsonl.gz"
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    return path, expected
+
+
+def test_damaged_log_reports_each_bad_row_and_audits_the_rest(tmp_path):
+    path, expected = _damaged_log(tmp_path)
+    result = audit.run(expand([str(path)]), _house(), load_rulesets())
+    findings = result.findings
+    for line, rule in expected:
+        hit = findings.filter((pl.col("line") == line) & (pl.col("rule_id") == rule))
+        assert hit.height == 1, (line, rule, findings.select("rule_id", "line", "message"))
+        assert hit["file"][0] == str(path.resolve())
+    bad_rounds = set(findings.filter(pl.col("rule_id") == "IN014")["round"].to_list())
+    # rounds 2-7 have a bad row; 8 and 9 sit either side of the unreadable line; 9 has
+    # the duplicate seq and 10 the row after its round_end
+    assert bad_rounds == {2, 3, 4, 5, 6, 7, 8, 9, 10}
+    audited_rounds = set(result.ingested.audited.filter(pl.col("round") > 0)["round"].to_list())
+    assert audited_rounds == {1}
+    counts = accounting(result)
+    assert counts["rows"]["balanced"]
+    with gzip.open(path) as lines:
+        assert counts["rows"]["read"] == sum(1 for _ in lines)
+    assert counts["rounds"] == {"read": 10, "audited": 1, "reported": 9}
