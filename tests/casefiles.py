@@ -14,6 +14,7 @@ A case file (`tests/cases/<scope>/<RULE>.toml`) holds `[[case]]` entries:
     drop_columns = ["amount"]  # CSV/Parquet written from `events` without these columns
     truncate = 40              # keep only this many bytes (e.g. a cut gzip stream)
 
+`{"macro": ...}` lines expand to whole shoes and rounds (tests/baccarat_macros.py).
 `events` lines get table_id BAC-01, game baccarat, shoe_id S1, a ts, a seq
 one above the last, and the current round (a `round_start` opens the next
 one) unless they say otherwise; `text` is written exactly as given.
@@ -30,6 +31,8 @@ from pathlib import Path
 import polars as pl
 
 from auditor import audit
+import baccarat_macros
+from auditor.house import HouseRules
 from auditor.house import parse as parse_house
 from auditor.ingest import vocabulary as v
 from auditor.ingest.sources import expand
@@ -51,20 +54,43 @@ def load_cases(path: Path) -> list[dict]:
     return cases
 
 
-def expand_events(text: str, defaults: dict | None = None) -> list[dict]:
-    """Fill in the fields a case leaves out (see the module docstring)."""
-    rows, seq, rnd = [], 0, 0
-    base = {"table_id": "BAC-01", "game": "baccarat", "shoe_id": "S1", **(defaults or {})}
+def _events(text: str, base: dict, house: HouseRules | None) -> list[dict]:
+    """The case's event lines, with macro lines expanded (see baccarat_macros)."""
+    events = []
     for line in text.strip().splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
         event = json.loads(line)
-        if event.get("event") == "round_start" and "round" not in event:
+        macro = event.pop("macro", None)
+        if macro == "shoe":
+            events += baccarat_macros.shoe(event)
+        elif macro == "round":
+            events += baccarat_macros.round_(event, house or default_house(), base["table_id"])
+        else:
+            events.append(event)
+    return events
+
+
+def default_house() -> HouseRules:
+    return parse_house(tomllib.loads(DEFAULT_HOUSE.read_text(encoding="utf-8")), load_rulesets(),
+                       on=date(2026, 11, 1))
+
+
+def expand_events(text: str, defaults: dict | None = None,
+                  house: HouseRules | None = None) -> list[dict]:
+    """Fill in the fields a case leaves out (see the module docstring)."""
+    rows, seq, rnd = [], 0, 0
+    base = {"table_id": "BAC-01", "game": "baccarat", "shoe_id": "S1", **(defaults or {})}
+    for event in _events(text, base, house):
+        # "next": a shoe-level event carrying the round it precedes
+        if event.get("round") == "next":
+            event["round"] = rnd + 1
+        elif event.get("event") == "round_start" and "round" not in event:
             rnd += 1
-        if event.get("event") == "shuffle" and "round" not in event:
+        elif event.get("event") == "shuffle" and "round" not in event:
             rnd = 0
-        if "round" in event:
+        elif "round" in event:
             rnd = event["round"]
         seq = event.get("seq", seq + 1)
         row = {
@@ -87,12 +113,12 @@ def _frame(rows: list[dict], drop: list[str]) -> pl.DataFrame:
     return pl.DataFrame(data, schema={c: pl.String for c in columns})
 
 
-def write_file(folder: Path, spec: dict) -> Path:
+def write_file(folder: Path, spec: dict, house: HouseRules | None = None) -> Path:
     path = folder / spec["name"]
     if "text" in spec:
         content = spec["text"].lstrip("\n").encode()
     else:
-        rows = expand_events(spec["events"], spec.get("defaults"))
+        rows = expand_events(spec["events"], spec.get("defaults"), house)
         drop = spec.get("drop_columns", [])
         name = spec["name"].removesuffix(".gz")
         if name.endswith(".parquet"):
@@ -119,11 +145,11 @@ def _typed_for_parquet(frame: pl.DataFrame) -> pl.DataFrame:
 
 def run_case(case: dict, folder: Path) -> pl.DataFrame:
     """Write the case's files and audit them; returns the findings."""
-    for spec in case["files"]:
-        write_file(folder, spec)
     rs = load_rulesets()
     house_text = case.get("house") or DEFAULT_HOUSE.read_text(encoding="utf-8")
     house = parse_house(tomllib.loads(house_text), rs, on=date(2026, 11, 1))
+    for spec in case["files"]:
+        write_file(folder, spec, house)
     sources = expand([str(folder / spec["name"]) for spec in case["files"]])
     return audit.run(sources, house, rs).findings
 

@@ -1,6 +1,16 @@
 """Every rule the auditor knows, registered by importing its module."""
 
 from . import input_quality  # noqa: F401 - registers the input and house-rules rules
+from .baccarat import (  # noqa: F401 - each module registers its rules
+    collection,
+    commission,
+    curator,
+    deal,
+    outcome,
+    payouts,
+    shoe,
+    wagers,
+)
 from .registry import REGISTRY
 
 __all__ = ["REGISTRY"]

@@ -1,0 +1,1 @@
+"""Collection order (g)(2)-(3)."""

@@ -1,0 +1,1 @@
+"""Curator: offering and passing the shoe on big tables (f)(1), (h)."""

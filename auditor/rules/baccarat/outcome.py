@@ -1,0 +1,1 @@
+"""Outcome: the declared result against the replay (g)(1)."""

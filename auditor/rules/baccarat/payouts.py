@@ -1,0 +1,1 @@
+"""Payouts per wager type (d), (b)(1)."""

@@ -1,0 +1,1 @@
+"""Wagers: timing, increments, EZ-only wagers, settled exactly once."""
