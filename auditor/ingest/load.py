@@ -119,9 +119,12 @@ def ingest(sources: list[Source], baccarat_seats: tuple[int, ...] | None = None)
     events = events.with_columns(pl.col(v.ROW).cast(pl.Int64))
     row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
     problems += [_missing_column_problems(missing, row_problems), row_problems]
-    keyed = events.filter(pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null()))
-    problems.append(sequence.seq_problems(keyed))
-    ordered = keyed.sort("table_id", "seq", maintain_order=True)
+    keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
+    # one stable sort by table and seq: every order check and every game rule reads it
+    ordered = sequence.with_round_ids(
+        events.filter(keyed).sort("table_id", "seq", maintain_order=True)
+    )
+    problems.append(sequence.seq_problems(events.filter(keyed), ordered))
     problems.append(sequence.order_problems(ordered))
     located = _locate(pl.concat(problems), events)
     unauditable = _unauditable_rounds(located, events)

@@ -40,11 +40,38 @@ def _as_problems(
     ).cast(PROBLEM_SCHEMA)
 
 
-def seq_problems(keyed: pl.DataFrame) -> pl.DataFrame:
-    """Duplicate `seq` within a table, and `seq` going backwards within a file."""
-    in_file_order = keyed.sort(v.FILE_ID, v.LINE)
-    first_seen = pl.int_range(pl.len()).over("table_id", "seq") > 0
-    duplicates = in_file_order.filter(first_seen)
+def with_round_ids(ordered: pl.DataFrame) -> pl.DataFrame:
+    """Number the rounds of a frame sorted by table and seq: `rid`, one per
+    (table_id, shoe_id, round), so later steps group by an integer, not strings.
+
+    A round's rows are normally contiguous; where a row strays into a later
+    round's run (an order problem, reported), its runs share one id.
+    """
+    changed = pl.lit(False)
+    for column in ROUND_KEY:
+        changed = changed | (pl.col(column) != pl.col(column).shift(1)).fill_null(True)
+    ordered = ordered.with_columns(changed.cum_sum().cast(pl.Int64).alias("rid"))
+    runs = ordered.group_by("rid", maintain_order=True).agg(pl.col(ROUND_KEY).first())
+    if runs.select(pl.struct(ROUND_KEY).is_duplicated().any()).item():
+        canonical = runs.with_columns(pl.col("rid").min().over(ROUND_KEY).alias("canonical"))
+        ordered = (
+            ordered.join(canonical.select("rid", "canonical"), on="rid", how="left",
+                         maintain_order="left")
+            .drop("rid").rename({"canonical": "rid"})
+        )
+    return ordered
+
+
+def seq_problems(in_file_order: pl.DataFrame, ordered: pl.DataFrame) -> pl.DataFrame:
+    """Duplicate `seq` within a table, and `seq` going backwards within a file.
+
+    `ordered` is sorted by table and seq, stably, so of two rows with one seq
+    the one later in file order is the one reported.
+    """
+    same = (pl.col("table_id") == pl.col("table_id").shift(1)) & (
+        pl.col("seq") == pl.col("seq").shift(1)
+    )
+    duplicates = ordered.filter(same.fill_null(False))
     previous = pl.col("seq").shift(1).over(v.FILE_ID, "table_id")
     backwards = in_file_order.with_columns(previous.alias("previous")).filter(
         pl.col("seq") < pl.col("previous")
@@ -52,96 +79,76 @@ def seq_problems(keyed: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(
         [
             _as_problems(
-                duplicates,
-                IN_SEQ_DUPLICATE,
-                "seq",
-                "a seq not used before on this table",
-                pl.format("seq {} is used twice on table {}.", "seq", "table_id"),
-                pl.col("seq"),
+                duplicates, IN_SEQ_DUPLICATE, "seq", "a seq not used before on this table",
+                pl.format("seq {} is used twice on table {}.", "seq", "table_id"), pl.col("seq"),
             ),
             _as_problems(
-                backwards,
-                IN_SEQ_BACKWARDS,
-                "seq",
-                "a seq above the one before it",
-                pl.format(
-                    "seq {} on table {} follows seq {} in the file: it goes backwards.",
-                    "seq",
-                    "table_id",
-                    "previous",
-                ),
+                backwards, IN_SEQ_BACKWARDS, "seq", "a seq above the one before it",
+                pl.format("seq {} on table {} follows seq {} in the file: it goes backwards.",
+                          "seq", "table_id", "previous"),
                 pl.col("seq"),
             ),
         ]
     )
 
 
+def _rounds(ordered: pl.DataFrame) -> pl.DataFrame:
+    """One row per round id: where it starts, its shoe's shuffle, start/end present."""
+    shuffles = (
+        ordered.filter(pl.col("event") == "shuffle")
+        .group_by("table_id", "shoe_id").agg(pl.col("seq").min().alias("shuffle_seq"))
+    )
+    return (
+        ordered.group_by("rid", maintain_order=True)
+        .agg(
+            pl.col(ROUND_KEY).first(),
+            pl.col(v.ROW).first(), pl.col(v.FILE_ID).first(), pl.col(v.LINE).first(),
+            pl.col("seq").first(),
+            (pl.col("event") == "round_start").any().alias("started"),
+            (pl.col("event") == "round_end").any().alias("ended"),
+            pl.col("seq").filter(pl.col("event") == "round_end").min().alias("end_seq"),
+        )
+        .join(shuffles, on=["table_id", "shoe_id"], how="left", maintain_order="left")
+    )
+
+
 def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
     """Rows after their round's round_end, rounds with no shuffle, rounds not closed.
 
-    `ordered` holds the rows whose keys parsed, sorted by table and seq.
+    `ordered` holds the rows whose keys parsed, sorted by table and seq, with `rid`.
     """
-    round_end = pl.col("seq").filter(pl.col("event") == "round_end").min().over(ROUND_KEY)
-    late = ordered.filter(pl.col("seq") > round_end)
-    shuffle_seq = (
-        pl.col("seq").filter(pl.col("event") == "shuffle").min().over("table_id", "shoe_id")
-    )
-    rounds = (
-        ordered.with_columns(shuffle_seq.alias("shuffle_seq"))
-        .filter(pl.col("round") > 0)
-        .group_by(ROUND_KEY, maintain_order=True)
-        .agg(
-            pl.col(v.ROW).first(),
-            pl.col(v.FILE_ID).first(),
-            pl.col(v.LINE).first(),
-            pl.col("seq").first(),
-            pl.col("shuffle_seq").first(),
-            (pl.col("event") == "round_start").any().alias("started"),
-            (pl.col("event") == "round_end").any().alias("ended"),
-        )
-    )
-    unshuffled = rounds.filter(
+    rounds = _rounds(ordered)
+    late = ordered.join(
+        rounds.filter(pl.col("end_seq").is_not_null()).select("rid", "end_seq"),
+        on="rid", how="inner", maintain_order="left",
+    ).filter(pl.col("seq") > pl.col("end_seq"))
+    played = rounds.filter(pl.col("round") > 0)
+    unshuffled = played.filter(
         pl.col("shuffle_seq").is_null() | (pl.col("shuffle_seq") > pl.col("seq"))
     )
-    incomplete = rounds.filter(~pl.col("started") | ~pl.col("ended"))
+    incomplete = played.filter(~pl.col("started") | ~pl.col("ended"))
+    missing = (
+        pl.when(~pl.col("started") & ~pl.col("ended")).then(pl.lit("round_start and round_end"))
+        .when(~pl.col("started")).then(pl.lit("round_start"))
+        .otherwise(pl.lit("round_end"))
+    )
     return pl.concat(
         [
             _as_problems(
-                late,
-                IN_EVENT_AFTER_ROUND_END,
-                "seq",
-                "no event of a round after its round_end",
-                pl.format(
-                    "{} event (seq {}) of round {} comes after that round's round_end.",
-                    "event",
-                    "seq",
-                    "round",
-                ),
+                late, IN_EVENT_AFTER_ROUND_END, "seq", "no event of a round after its round_end",
+                pl.format("{} event (seq {}) of round {} comes after that round's round_end.",
+                          "event", "seq", "round"),
                 pl.col("event"),
             ),
             _as_problems(
-                unshuffled,
-                IN_ROUND_WITHOUT_SHUFFLE,
-                "shoe_id",
+                unshuffled, IN_ROUND_WITHOUT_SHUFFLE, "shoe_id",
                 "a shuffle of the shoe before its rounds",
                 pl.format("Round {} of shoe {} has no shuffle before it.", "round", "shoe_id"),
                 pl.col("shoe_id"),
             ),
             _as_problems(
-                incomplete,
-                IN_ROUND_INCOMPLETE,
-                "event",
-                "a round_start and a round_end",
-                pl.format(
-                    "Round {} of shoe {} lacks its {}.",
-                    "round",
-                    "shoe_id",
-                    pl.when(~pl.col("started") & ~pl.col("ended"))
-                    .then(pl.lit("round_start and round_end"))
-                    .when(~pl.col("started"))
-                    .then(pl.lit("round_start"))
-                    .otherwise(pl.lit("round_end")),
-                ),
+                incomplete, IN_ROUND_INCOMPLETE, "event", "a round_start and a round_end",
+                pl.format("Round {} of shoe {} lacks its {}.", "round", "shoe_id", missing),
                 pl.lit(None, pl.String),
             ),
         ]

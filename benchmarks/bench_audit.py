@@ -1,0 +1,82 @@
+"""Throughput and peak memory of a whole audit, end to end, from Parquet.
+
+    .venv/bin/python benchmarks/bench_audit.py --game baccarat --rounds 1000000
+
+Generates N simulated rounds (not timed), writes them as one Parquet file,
+then times (1) polars alone reading the file and (2) `auditor audit` on it in
+a child process (no report), and prints rounds/s and the child's peak memory
+(max RSS). Run it on an otherwise idle machine; figures go in the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import polars as pl
+
+from auditor.simulate.writer import write_events, write_house_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _generate(game: str, rounds: int, tables: int, seed: int, folder: Path) -> tuple[Path, Path]:
+    module = importlib.import_module(f"auditor.simulate.{game}")
+    started = time.perf_counter()
+    sim = module.simulate(rounds=rounds, tables=tables, seed=seed)
+    log = folder / f"{game}.parquet"
+    write_events(sim.events, log, "parquet")
+    house = folder / "house.toml"
+    write_house_rules(sim.tables, house)
+    print(f"generated {rounds:,} rounds, {sim.events.height:,} events "
+          f"in {time.perf_counter() - started:.1f} s ({log.stat().st_size / 1e6:.0f} MB)")
+    return log, house
+
+
+def _polars_scan(log: Path) -> float:
+    started = time.perf_counter()
+    frame = pl.read_parquet(log)
+    elapsed = time.perf_counter() - started
+    print(f"polars read_parquet alone: {elapsed:.2f} s for {frame.height:,} rows")
+    return elapsed
+
+
+def _audit(log: Path, house: Path, out: Path, rounds: int) -> None:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    command = [str(ROOT / ".venv/bin/auditor"), "audit", str(log), "--house", str(house),
+               "--out", str(out), "--no-report", "--quiet", "--fail-on", "never"]
+    subprocess.run(command, check=True)
+    elapsed = time.perf_counter() - started
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"auditor audit end to end: {elapsed:.2f} s = {rounds / elapsed:,.0f} rounds/s, "
+          f"peak memory {max(peak_kb, before) / 1024**2:.2f} GB")
+    findings = pl.read_parquet(out / "findings.parquet")
+    print(f"findings: {findings.height} (a clean simulated log should have none)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="baccarat", choices=["baccarat", "blackjack"])
+    parser.add_argument("--rounds", type=int, default=1_000_000)
+    parser.add_argument("--tables", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", type=Path, help="folder to keep the generated log in")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        log, house = _generate(args.game, args.rounds, args.tables, args.seed, folder)
+        _polars_scan(log)
+        _audit(log, house, folder / "out", args.rounds)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
