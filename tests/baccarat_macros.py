@@ -48,8 +48,8 @@ def shoe(spec: dict) -> list[dict]:
     events = [{"event": "shuffle", "decks": spec.get("decks", 8)}, {"event": "burn", "card": first}]
     events += [{"event": "burn", "card": "2C"} for _ in range(count)]
     if "curator" in spec:
-        events.append({"event": "shoe_offer", "seat": spec["curator"], "accepted": True,
-                       "round": "next"})
+        # before the first round: round 0 (hand-history-v1 Events)
+        events.append({"event": "shoe_offer", "seat": spec["curator"], "accepted": True})
     return events
 
 

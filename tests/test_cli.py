@@ -13,11 +13,11 @@ from auditor.cli import main
 from auditor.rules.catalog import REGISTRY
 
 CLEAN = """
-{"event": "shuffle", "decks": 8}
-{"event": "round_start"}
-{"event": "round_end"}
+{"macro": "shoe", "burn": "3S", "curator": 1}
+{"macro": "round", "player": "9S KD", "banker": "7H QC", "wagers": [[1, "player", 25]]}
+{"macro": "round", "player": "5S KD", "banker": "9H 9C", "wagers": [[1, "banker", 25], [2, "tie", 5]], "offers": [[2, true]]}
 """
-DAMAGED = CLEAN + '{"event": "wager", "seat": 1, "bet": "banker", "amount": -5, "round": 2}\n'
+DAMAGED = CLEAN + '{"event": "wager", "seat": 1, "bet": "banker", "amount": -5, "round": 3}\n'
 
 
 def _run(*args: str):

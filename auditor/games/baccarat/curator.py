@@ -1,0 +1,248 @@
+"""Who holds the shoe on big tables: offer sequences and the curator of each round.
+
+Only big tables have a curator ((f)(1)-(2)); midi and mini tables are left out.
+A `shoe_offer` row carries the round it precedes (an offer recorded with round
+0, before the first round, precedes round 1). The offers of one round, in seq
+order, form an offer sequence that ends at its first acceptance; offers after
+an acceptance in the same round start a new sequence (a pass from the seat that
+has just accepted). The curator of a round is the seat that accepted in the
+latest sequence at or before it; when every offered seat of that sequence
+declined, the dealer deals ((h)(2), last sentence) and no curator rule applies.
+
+Seats are compared by their position in the house's counter-clockwise seat
+order (`house.baccarat["seats"]`); the seats occupied in a round are those with
+a wager in it. "The next occupied seat after position p" is the occupied
+position with the smallest (position - p - 1) mod n, so the order wraps.
+
+`offers(ctx)`: one row per shoe_offer of a big table, with
+  round (the round it precedes, >= 1), row_round (the round the row carries: 0 or round),
+  seq, seat, accepted, pos (house position)
+  k          which sequence of its round (0 unless an earlier offer of the round was accepted)
+  index      place within its sequence (0 = the sequence's first offer)
+  shoe_first whether its sequence is the shoe's first
+  prev_seat  the seat offered just before it in the sequence (index > 0)
+  prev_curator  the seat that accepted the shoe's previous sequence (null: none, or all declined)
+  occupied   house positions with a wager in the round, sorted; offered_occupied
+  judged_by  "first" (first offer of the shoe's first sequence, (f)(1)), "pass" (first offer
+             after a curator passed, (h)(2)), "order" (a later offer of a sequence, (h)(2)),
+             null when no rule can judge it (e.g. the previous sequence was all declined)
+  expected_seat  the seat the offer had to go to (null when no seat is occupied or no rule
+             judges it)
+  or_seat    where expected_seat is the previous curator, in the sequence after his pass: the
+             next seat after him, which the offer may go to instead ("each of the other
+             players", (h)(2)); null otherwise
+
+`curators(ctx)`: one row per round of a big table, with
+  start_seq has_offers
+  curator       the seat dealing the round; null when the dealer deals (dealer_deals) or when
+                no offer has been made yet in the shoe (unknown: dealer_deals false)
+  dealer_deals  the latest sequence at or before the round was declined by every seat offered
+  winner p_points b_points dragon7 panda8 void dealt (from the replay)
+  banker_lost   a dealt, non-void round the player hand won (a panda 8 included)
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from . import replay
+
+SHOE = ["table_id", "shoe_id"]
+KEY = [*SHOE, "round"]
+SEQUENCE = [*KEY, "k"]
+
+
+def _big_tables(ctx: GameContext) -> pl.DataFrame:
+    if "variant" not in ctx.tables.columns:
+        return ctx.tables.select("table_id").clear()
+    return ctx.tables.filter(pl.col("variant") == "big").select("table_id")
+
+
+def _position(ctx: GameContext, seat: pl.Expr) -> pl.Expr:
+    """The seat's place in the house's counter-clockwise order (null: not on the layout)."""
+    seats = list(ctx.house.baccarat["seats"])
+    return seat.replace_strict(seats, list(range(len(seats))), default=None, return_dtype=pl.Int64)
+
+
+def _seat_at(ctx: GameContext, position: pl.Expr) -> pl.Expr:
+    seats = list(ctx.house.baccarat["seats"])
+    return position.replace_strict(
+        list(range(len(seats))), seats, default=None, return_dtype=pl.Int64
+    )
+
+
+def _occupied(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
+    """Positions with a wager in each round: the seats the shoe may be offered to."""
+    return (
+        ctx.events.filter((pl.col("event") == "wager") & (pl.col("round") > 0))
+        .join(big, on="table_id", how="semi")
+        .group_by(KEY)
+        .agg(_position(ctx, pl.col("seat")).drop_nulls().unique().sort().alias("occupied"))
+    )
+
+
+def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
+    accepted = pl.col("accepted").fill_null(False)
+    rows = (
+        ctx.events.filter(pl.col("event") == "shoe_offer")
+        .join(big, on="table_id", how="semi")
+        .select(
+            *SHOE,
+            # an offer recorded before the first round (round 0) precedes round 1
+            pl.max_horizontal(pl.col("round"), pl.lit(1)).cast(pl.Int64).alias("round"),
+            pl.col("round").cast(pl.Int64).alias("row_round"),
+            "seq",
+            pl.col("seat").cast(pl.Int64),
+            accepted.alias("accepted"),
+        )
+        .sort("table_id", "seq")
+    )
+    # a sequence ends at its first acceptance: later offers of the round start a new one
+    taken = pl.col("accepted").cast(pl.Int64)
+    return rows.with_columns(
+        (taken.cum_sum() - taken).over(KEY).alias("k"),
+        _position(ctx, pl.col("seat")).alias("pos"),
+    ).with_columns(
+        pl.int_range(pl.len()).over(SEQUENCE).alias("index"),
+        pl.col("seat").shift(1).over(SEQUENCE).alias("prev_seat"),
+    )
+
+
+def _sequences(rows: pl.DataFrame) -> pl.DataFrame:
+    """One row per offer sequence, in shoe order, with the seat that accepted it."""
+    return (
+        rows.group_by(SEQUENCE)
+        .agg(pl.col("seat").filter(pl.col("accepted")).first().alias("acceptor"))
+        .sort(*SEQUENCE)
+        .with_columns(
+            (pl.int_range(pl.len()).over(SHOE) == 0).alias("shoe_first"),
+            pl.col("acceptor").shift(1).over(SHOE).alias("prev_curator"),
+        )
+    )
+
+
+def _next_occupied(ctx: GameContext, ref: pl.Expr) -> pl.Expr:
+    """The seat at the first occupied position after position `ref`, wrapping round."""
+    n = len(ctx.house.baccarat["seats"])
+    distance = (pl.col("occupied") - ref - 1 + n) % n
+    return _seat_at(ctx, pl.col("occupied").list.get(distance.list.arg_min(), null_on_oob=True))
+
+
+def _or_seat(ctx: GameContext) -> pl.Expr:
+    """In a sequence after a pass, the seat after the previous curator when he is next.
+
+    (h)(2) offers the shoe to "each of the other players": the curator who
+    relinquished it may be passed over, or offered it again; both are accepted.
+    """
+    back_to_curator = (
+        (pl.col("judged_by") == "order")
+        & ~pl.col("shoe_first")
+        & (pl.col("expected_seat") == pl.col("prev_curator"))
+    )
+    return pl.when(back_to_curator).then(
+        _next_occupied(ctx, _position(ctx, pl.col("prev_curator")))
+    )
+
+
+def build_offers(ctx: GameContext) -> pl.DataFrame:
+    big = _big_tables(ctx)
+    rows = _offer_rows(ctx, big)
+    sequences = _sequences(rows).drop("acceptor")
+    seat_one = _position(ctx, pl.lit(1, pl.Int64)).fill_null(0)
+    first, later = pl.col("index") == 0, pl.col("index") > 0
+    shoe_first = first & pl.col("shoe_first")
+    after_pass = first & ~pl.col("shoe_first") & pl.col("prev_curator").is_not_null()
+    judged_by = (
+        pl.when(shoe_first)
+        .then(pl.lit("first"))
+        .when(after_pass)
+        .then(pl.lit("pass"))
+        .when(later)
+        .then(pl.lit("order"))
+    )
+    # (f)(1) starts at seat 1 itself; (h)(2) at the seat after the curator or previous offer
+    ref = (
+        pl.when(shoe_first)
+        .then(seat_one - 1)
+        .when(after_pass)
+        .then(_position(ctx, pl.col("prev_curator")))
+        .when(later)
+        .then(_position(ctx, pl.col("prev_seat")))
+    )
+    return (
+        rows.join(sequences, on=SEQUENCE, how="left")
+        .join(_occupied(ctx, big), on=KEY, how="left")
+        .with_columns(
+            pl.col("occupied").fill_null(pl.lit([], pl.List(pl.Int64))),
+            judged_by.alias("judged_by"),
+            ref.alias("ref"),
+        )
+        .with_columns(
+            pl.col("occupied")
+            .list.contains(pl.col("pos"))
+            .fill_null(False)
+            .alias("offered_occupied"),
+            _next_occupied(ctx, pl.col("ref")).alias("expected_seat"),
+        )
+        .with_columns(_or_seat(ctx).alias("or_seat"))
+        .drop("ref")
+        .sort("table_id", "seq")
+    )
+
+
+def offers(ctx: GameContext) -> pl.DataFrame:
+    """Every shoe_offer of a big table with the seat it had to go to (see module docstring)."""
+    return ctx.derived("baccarat.offers", build_offers)
+
+
+def build_curators(ctx: GameContext) -> pl.DataFrame:
+    big = _big_tables(ctx)
+    sequences = _sequences(offers(ctx))
+    # the last sequence of a round decides who deals it
+    holder = (
+        sequences.group_by(KEY)
+        .agg(pl.col("acceptor").sort_by("k").last())
+        .with_columns(pl.lit(True).alias("has_offers"))
+    )
+    rounds = (
+        replay.rounds(ctx)
+        .join(big, on="table_id", how="semi")
+        .select(
+            *KEY,
+            "start_seq",
+            "winner",
+            "p_points",
+            "b_points",
+            "dragon7",
+            "panda8",
+            "void",
+            "dealt",
+        )
+    )
+    state = pl.when(pl.col("has_offers")).then(
+        pl.struct(
+            pl.col("acceptor").alias("curator"),
+            pl.col("acceptor").is_null().alias("dealer_deals"),
+        )
+    )
+    return (
+        rounds.join(holder, on=KEY, how="left")
+        .with_columns(pl.col("has_offers").fill_null(False))
+        .with_columns(state.forward_fill().over(SHOE, order_by="round").alias("state"))
+        .unnest("state")
+        .drop("acceptor")
+        .with_columns(
+            pl.col("dealer_deals").fill_null(False),
+            # a panda 8 is a player win, so a banker loss; a tie or a dragon 7 is not
+            (pl.col("dealt") & ~pl.col("void").fill_null(False) & (pl.col("winner") == "player"))
+            .fill_null(False)
+            .alias("banker_lost"),
+        )
+        .sort(*KEY)
+    )
+
+
+def curators(ctx: GameContext) -> pl.DataFrame:
+    """Every round of a big table with its curator (see module docstring)."""
+    return ctx.derived("baccarat.curators", build_curators)
