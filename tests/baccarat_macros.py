@@ -46,7 +46,9 @@ def shoe(spec: dict) -> list[dict]:
     first = spec.get("burn", "3S")
     count = BURN_VALUE.get(first[0], int(first[0]) if first[0].isdigit() else 0)
     events = [{"event": "shuffle", "decks": spec.get("decks", 8)}, {"event": "burn", "card": first}]
-    events += [{"event": "burn", "card": "2C"} for _ in range(count)]
+    # varied filler, so that no burn card exceeds the shoe's count of it (a)(4)
+    filler = [rank + suit for suit in "CD" for rank in "23456789"]
+    events += [{"event": "burn", "card": filler[i % len(filler)]} for i in range(count)]
     if "curator" in spec:
         # before the first round: round 0 (hand-history-v1 Events)
         events.append({"event": "shoe_offer", "seat": spec["curator"], "accepted": True})

@@ -28,10 +28,10 @@ import tomllib
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+import baccarat_macros
 import polars as pl
 
 from auditor import audit
-import baccarat_macros
 from auditor.house import HouseRules
 from auditor.house import parse as parse_house
 from auditor.ingest import vocabulary as v

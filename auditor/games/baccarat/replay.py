@@ -9,10 +9,11 @@ Columns of `rounds(ctx)` (one row per table_id, shoe_id, round >= 1):
   order            targets of the round's cards in dealing order, e.g. "PBPBP"
   p1 p2 p3 b1 b2 b3  card point values (null where not dealt)
   p_seqs b_seqs    seq of each player / banker card
+  seqs             seq of every card of the round, in dealing order (matches `order`)
   n_player n_banker n_cards
   p_two b_two      two-card point counts; p_natural b_natural
   player_must_draw banker_must_draw  what the tableau required, given the cards dealt
-  p_points b_points  final point counts; winner; dragon7; panda8
+  p_points b_points  final point counts (of every card of the hand); winner; dragon7; panda8
   declared_winner declared_player_points declared_banker_points result_seq
   start_seq no_more_bets_seq end_seq void void_seq cover_card
   plus the table's house settings (variant, ez, pit, commission_percent, ...)
@@ -72,9 +73,14 @@ def _round_cards(ctx: GameContext) -> pl.DataFrame:
             pl.col("value").filter(banker).alias("b_values"),
             pl.col("seq").filter(player).alias("p_seqs"),
             pl.col("seq").filter(banker).alias("b_seqs"),
+            pl.col("seq").alias("seqs"),
             pl.len().alias("n_cards"),
         )
     )
+
+
+def _total(values: str) -> pl.Expr:
+    return pl.col(values).list.eval(pl.element().cast(pl.Int32)).list.sum()
 
 
 def _replayed(frame: pl.DataFrame, ctx: GameContext) -> pl.DataFrame:
@@ -88,8 +94,9 @@ def _replayed(frame: pl.DataFrame, ctx: GameContext) -> pl.DataFrame:
     ).with_columns(
         tableau.points(pl.col("p1"), pl.col("p2")).alias("p_two"),
         tableau.points(pl.col("b1"), pl.col("b2")).alias("b_two"),
-        tableau.points(pl.col("p1"), pl.col("p2"), pl.col("p3")).alias("p_points"),
-        tableau.points(pl.col("b1"), pl.col("b2"), pl.col("b3")).alias("b_points"),
+        # (a)(4)(ii) totals all cards in the hand, a card beyond the third included
+        tableau.points(_total("p_values")).alias("p_points"),
+        tableau.points(_total("b_values")).alias("b_points"),
     )
     return frame.with_columns(
         tableau.is_natural(pl.col("p_two"), params).alias("p_natural"),
@@ -113,6 +120,9 @@ def build_rounds(ctx: GameContext) -> pl.DataFrame:
         pl.col("order").fill_null(""),
         pl.col("p_values").fill_null([]),
         pl.col("b_values").fill_null([]),
+        pl.col("p_seqs").fill_null([]),
+        pl.col("b_seqs").fill_null([]),
+        pl.col("seqs").fill_null([]),
         pl.col("n_cards").fill_null(0),
     )
     rounds = _replayed(rounds, ctx)

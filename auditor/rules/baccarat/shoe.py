@@ -1,1 +1,450 @@
 """Cards and shoe: deck minimum, card counts, point counts, burn, cover card, void rounds."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from ...games.baccarat import replay
+from ...games.baccarat.shoes import SHOE_KEY, shoes
+from ..registry import Rule, register
+
+MONEY = ("wager", "push", "pay", "collect")
+
+
+def _dollars(cents: pl.Expr) -> pl.Expr:
+    """$25.00 from 2500 cents, for messages."""
+    whole = (cents.abs() // 100).cast(pl.String)
+    part = (cents.abs() % 100).cast(pl.String).str.zfill(2)
+    return pl.format(
+        "{}${}.{}", pl.when(cents < 0).then(pl.lit("-")).otherwise(pl.lit("")), whole, part
+    )
+
+
+def _ordinal(n: pl.Expr) -> pl.Expr:
+    """7th, 21st, 12th."""
+    suffix = (
+        pl.when((n % 100).is_between(11, 13))
+        .then(pl.lit("th"))
+        .when(n % 10 == 1)
+        .then(pl.lit("st"))
+        .when(n % 10 == 2)
+        .then(pl.lit("nd"))
+        .when(n % 10 == 3)
+        .then(pl.lit("rd"))
+        .otherwise(pl.lit("th"))
+    )
+    return pl.format("{}{}", n, suffix)
+
+
+def _decks(n: pl.Expr) -> pl.Expr:
+    return pl.format("{} {}", n, pl.when(n == 1).then(pl.lit("deck")).otherwise(pl.lit("decks")))
+
+
+# --- BA101 (a)(4): at least six decks
+
+
+def short_shoes(ctx: GameContext) -> pl.DataFrame:
+    least = int(ctx.params["min_decks"])
+    return (
+        shoes(ctx)
+        .filter(pl.col("decks") < least)
+        .select(
+            *SHOE_KEY,
+            pl.col("shuffle_seq").alias("seq"),
+            pl.format(
+                "Shoe {} was shuffled with {}; (a)(4) requires at least {}.",
+                "shoe_id",
+                _decks(pl.col("decks")),
+                pl.lit(least),
+            ).alias("message"),
+            pl.lit(f"at least {least} decks").alias("expected"),
+            _decks(pl.col("decks")).alias("observed"),
+        )
+    )
+
+
+SHOE_BELOW_MIN_DECKS = register(
+    Rule(
+        "BA101",
+        "shoe-below-minimum-decks",
+        "Shoe holds fewer than six decks",
+        "9 NYCRR 5324.20(a)(4)",
+        "error",
+        "baccarat",
+        "A shuffle whose `decks` is below the regulation's minimum (six decks, `min_decks`).",
+        '{"event":"shuffle","decks":5}',
+        '{"event":"shuffle","decks":8}',
+        check=short_shoes,
+    )
+)
+
+
+# --- BA102 (a)(4): no card more often than the decks hold
+
+
+def excess_cards(ctx: GameContext) -> pl.DataFrame:
+    """The first card of each rank+suit beyond `decks` copies, over the shoe's burns and
+    cards; shoes whose shuffle is not auditable have no known deck count and are skipped."""
+    decks = shoes(ctx).filter(pl.col("decks").is_not_null()).select(*SHOE_KEY, "decks")
+    copy_key = [*SHOE_KEY, "card"]
+    cards = (
+        ctx.events.filter(pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null())
+        .select(*SHOE_KEY, "round", "seq", "event", "card")
+        .join(decks, on=SHOE_KEY, how="inner")
+        .with_columns(
+            pl.int_range(1, pl.len() + 1).over(copy_key, order_by="seq").alias("copy"),
+            pl.len().over(copy_key).alias("copies"),
+        )
+    )
+    return cards.filter(pl.col("copy") == pl.col("decks") + 1).select(
+        *SHOE_KEY,
+        pl.when(pl.col("round") > 0).then(pl.col("round")).alias("round"),
+        "seq",
+        pl.format(
+            "Card {} came out of shoe {} ({}) for the {} time ({} at seq {}), more than the "
+            "{} copies the shoe holds; {} in all.",
+            "card",
+            "shoe_id",
+            _decks(pl.col("decks")),
+            _ordinal(pl.col("copy")),
+            "event",
+            "seq",
+            "decks",
+            "copies",
+        ).alias("message"),
+        pl.format("at most {} {}", "decks", "card").alias("expected"),
+        pl.format("{} {}", "copies", "card").alias("observed"),
+    )
+
+
+CARD_OVER_DECKS = register(
+    Rule(
+        "BA102",
+        "card-more-often-than-decks",
+        "A card appears in a shoe more often than its decks allow",
+        "9 NYCRR 5324.20(a)(4)",
+        "error",
+        "baccarat",
+        "Counts each rank and suit over the shoe's burn and card rows: a shoe of n decks holds "
+        "n of each card, so copy n+1 is reported at its row (one finding per card).",
+        "an 8-deck shoe in which the ace of spades comes out a 9th time",
+        "an 8-deck shoe in which no card comes out more than 8 times",
+        check=excess_cards,
+    )
+)
+
+
+# --- BA103 (a)(4)(ii): declared point counts
+
+
+def _judged(frame: pl.DataFrame) -> pl.DataFrame:
+    """Rounds with two cards or more in each hand that are not void: the rest are judged
+    by the deal-order and void rules only."""
+    return frame.filter(~pl.col("void") & pl.col("dealt"))
+
+
+def wrong_points(ctx: GameContext) -> pl.DataFrame:
+    declared = pl.col("declared_player_points"), pl.col("declared_banker_points")
+    counted = pl.col("p_points"), pl.col("b_points")
+    differs = (declared[0] != counted[0]) | (declared[1] != counted[1])
+    return (
+        _judged(replay.rounds(ctx))
+        .filter(differs)
+        .select(
+            *replay.KEY,
+            pl.col("result_seq").alias("seq"),
+            pl.format(
+                "Round {} was declared player {}, banker {}; the cards count player {}, banker {}.",
+                "round",
+                *declared,
+                *counted,
+            ).alias("message"),
+            pl.format("player {}, banker {}", *counted).alias("expected"),
+            pl.format("player {}, banker {}", *declared).alias("observed"),
+        )
+    )
+
+
+POINTS_DECLARED_WRONG = register(
+    Rule(
+        "BA103",
+        "declared-points-differ-from-cards",
+        "Declared point counts differ from the cards",
+        "9 NYCRR 5324.20(a)(4)(ii)",
+        "error",
+        "baccarat",
+        "The `player_points` / `banker_points` of a round's result against the point counts "
+        "of the cards dealt to each hand (total of the values, right digit). Void rounds and "
+        "rounds with fewer than two cards in a hand are not judged.",
+        "player 7S 5H 2D (point count 4) declared as player_points 14 or 5",
+        "player 7S 5H 2D declared as player_points 4",
+        check=wrong_points,
+    )
+)
+
+
+# --- BA104 (e): the burn
+
+
+def wrong_burns(ctx: GameContext) -> pl.DataFrame:
+    """The first burn is turned face up; its value says how many more are burned. Only
+    shoes whose rows before round 1 are auditable are judged."""
+    burned = pl.col("burn_cards").list.len().cast(pl.Int64)
+    required = pl.col("burn_required")
+    after_first = burned - 1
+    judged = shoes(ctx).filter(pl.col("auditable"))
+    bad = (burned == 0) | (after_first != required)
+    # the face-up card shows the count owed; with no burn, the shuffle shows the lack
+    seq = pl.coalesce(pl.col("burn_seqs").list.first(), pl.col("shuffle_seq"))
+    message = (
+        pl.when(burned == 0)
+        .then(
+            pl.format(
+                "Shoe {} burned no card before play; (e) requires the first card face up and as "
+                "many more as its value.",
+                "shoe_id",
+            )
+        )
+        .otherwise(
+            pl.format(
+                "Shoe {}'s face-up burn card {} called for {} more burned card(s); {} followed it.",
+                "shoe_id",
+                pl.col("burn_cards").list.first(),
+                required,
+                after_first,
+            )
+        )
+    )
+    return judged.filter(bad).select(
+        *SHOE_KEY,
+        seq.alias("seq"),
+        message.alias("message"),
+        pl.when(burned == 0)
+        .then(pl.lit("a face-up burn card and as many more burns as its value"))
+        .otherwise(pl.format("burns after the face-up card: {}", required))
+        .alias("expected"),
+        pl.when(burned == 0)
+        .then(pl.lit("no burn"))
+        .otherwise(pl.format("burns after the face-up card: {}", after_first))
+        .alias("observed"),
+    )
+
+
+BURN_COUNT_WRONG = register(
+    Rule(
+        "BA104",
+        "burn-count-wrong",
+        "Burn count does not match the face-up burn card",
+        "9 NYCRR 5324.20(e)",
+        "error",
+        "baccarat",
+        "After the shuffle, the first `burn` is the card turned face up; the burns before round "
+        "1 that follow it must number its value (A=1, 2-9 face value, 10/J/Q/K=10). Reported "
+        "at the face-up card; no burn at all is reported at the shuffle. A shoe whose rows "
+        "before round 1 were lost is not judged.",
+        "shuffle, burn 7H, then 5 more burns before round 1",
+        "shuffle, burn 7H, then 7 more burns; or burn KD, then 10 more",
+        check=wrong_burns,
+    )
+)
+
+
+# --- BA105 (f)(9): one last hand after the cover card
+
+
+def _round_starts(ctx: GameContext) -> pl.DataFrame:
+    return replay.rounds(ctx).select(*SHOE_KEY, "round", "start_seq")
+
+
+def _beyond_last_hand(ctx: GameContext, judged: pl.DataFrame) -> pl.DataFrame:
+    """The first round dealt after the last hand (round cover + 2 or later), with its row."""
+    return (
+        judged.join(_round_starts(ctx), on=SHOE_KEY, how="inner")
+        .filter(pl.col("round") > pl.col("cover_round") + 1)
+        .sort("start_seq")
+        .group_by(SHOE_KEY, maintain_order=True)
+        .agg(pl.all().first())
+    )
+
+
+def cover_card_rounds(ctx: GameContext) -> pl.DataFrame:
+    """After the round r in which the cover card came out, exactly round r+1 (the last
+    hand), then the shuffle. Too many rounds are judged as soon as they are dealt; too
+    few only when the next shuffle is recorded. A shoe that ends on a void round at or
+    after r is not short: (i)(4) requires the shuffle after a round void for want of cards.
+    """
+    after = pl.col("last_round") - pl.col("cover_round")
+    judged = shoes(ctx).filter(pl.col("cover_round").is_not_null())
+    too_many = _beyond_last_hand(ctx, judged.filter(after >= 2)).select(
+        *SHOE_KEY,
+        "round",
+        pl.col("start_seq").alias("seq"),
+        pl.format(
+            "The cover card came out in round {} of shoe {}, so round {} was the last hand; "
+            "round {} was dealt after it ({} rounds after the cover card in all).",
+            "cover_round",
+            "shoe_id",
+            pl.col("cover_round") + 1,
+            "round",
+            after,
+        ).alias("message"),
+        pl.format("round {} as the last hand, then the shuffle", pl.col("cover_round") + 1).alias(
+            "expected"
+        ),
+        pl.format("{} rounds after round {}", after, "cover_round").alias("observed"),
+    )
+    ended_early = pl.col("next_shoe_seq").is_not_null() & (after <= 0)
+    too_few = judged.filter(ended_early & ~pl.col("last_round_void").fill_null(False)).select(
+        *SHOE_KEY,
+        pl.col("cover_round").alias("round"),
+        pl.col("next_shoe_seq").alias("seq"),
+        pl.format(
+            "The cover card came out in round {} of shoe {}, and the cards were reshuffled "
+            "without the last hand (round {}).",
+            "cover_round",
+            "shoe_id",
+            pl.col("cover_round") + 1,
+        ).alias("message"),
+        pl.format("round {} as the last hand, then the shuffle", pl.col("cover_round") + 1).alias(
+            "expected"
+        ),
+        pl.format("the shuffle after round {}", "last_round").alias("observed"),
+    )
+    return pl.concat([too_many, too_few], how="diagonal_relaxed")
+
+
+COVER_CARD_LAST_HAND = register(
+    Rule(
+        "BA105",
+        "cover-card-last-hand-wrong",
+        "Not exactly one last hand after the cover card",
+        "9 NYCRR 5324.20(f)(9)",
+        "error",
+        "baccarat",
+        "When the cover card comes out in round r, round r is completed, round r+1 is the "
+        "last hand, and the cards are reshuffled. Reported: a round r+2 or later in the same "
+        "shoe, or a new shoe (shuffle) right after round r. A log that ends before the next "
+        "shuffle is judged only on rounds already dealt.",
+        "cover_card in round 40, rounds 41 and 42 dealt, then the shuffle",
+        "cover_card in round 40, round 41 dealt, then the shuffle",
+        check=cover_card_rounds,
+    )
+)
+
+
+# --- BA106 (i)(4): a void round returns every wager
+
+
+def _money_by_wager(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataFrame:
+    """Per seat and bet of a void round: wagered, pushed, paid and collected cents."""
+    key = [*replay.KEY, "seat", "bet"]
+
+    def total(event: str) -> pl.Expr:
+        return pl.col("amount_cents").filter(pl.col("event") == event).sum().alias(event)
+
+    return (
+        ctx.events.filter(pl.col("event").is_in(MONEY))
+        .join(void_rounds, on=replay.KEY, how="semi")
+        .group_by(key, maintain_order=True)
+        .agg(
+            *(total(e) for e in MONEY),
+            pl.col("seq").filter(pl.col("event") != "wager").min().alias("settle_seq"),
+            (pl.col("event") == "wager").any().alias("wagered"),
+        )
+        .filter(pl.col("wagered"))
+    )
+
+
+def _unreturned_wagers(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataFrame:
+    """Wagers not pushed for their amount, or paid or collected.
+
+    Money at stake: the stake owed back less what came back, less winnings paid; a paid
+    wager keeps its stake (hand-history-v1 `pay` is the winnings only), a collect takes it.
+    """
+    wagered, pushed, paid, taken = (pl.col(c) for c in ("wager", "push", "pay", "collect"))
+    stake_back = pl.max_horizontal(
+        pushed + pl.when(paid > 0).then(wagered).otherwise(0) - taken, pl.lit(0)
+    )
+    owed = wagered - stake_back - paid
+    bad = (pushed != wagered) | (paid > 0) | (taken > 0)
+    settled = pl.concat_str(
+        [
+            pl.when(c > 0).then(pl.format("{} {}", pl.lit(name), _dollars(c)))
+            for name, c in (("push", pushed), ("pay", paid), ("collect", taken))
+        ],
+        separator=", ",
+        ignore_nulls=True,
+    )
+    observed = pl.when(settled == "").then(pl.lit("nothing returned")).otherwise(settled)
+    return (
+        _money_by_wager(ctx, void_rounds)
+        .filter(bad)
+        .join(void_rounds, on=replay.KEY, how="left")
+        .select(
+            *replay.KEY,
+            pl.coalesce("settle_seq", "void_seq").alias("seq"),
+            pl.format(
+                "Round {} is void, but seat {}'s {} wager of {} {}; (i)(4) returns it.",
+                "round",
+                "seat",
+                "bet",
+                _dollars(wagered),
+                pl.when(settled == "")
+                .then(pl.lit("was not returned"))
+                .otherwise(pl.format("was settled as {}", settled)),
+            ).alias("message"),
+            pl.format("push {}", _dollars(wagered)).alias("expected"),
+            observed.alias("observed"),
+            pl.when(owed != 0).then(owed).alias("amount_cents"),
+        )
+    )
+
+
+def _commission_in_void(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataFrame:
+    """A commission on a void round: nothing won, nothing owed (vig_settle of earlier marked
+    commission is not this round's and may well come before the reshuffle)."""
+    return (
+        ctx.events.filter(pl.col("event") == "vig")
+        .join(void_rounds, on=replay.KEY, how="semi")
+        .select(
+            *replay.KEY,
+            "seq",
+            pl.format(
+                "Round {} is void, but a commission of {} was {} from seat {}.",
+                "round",
+                _dollars(pl.col("amount_cents")),
+                "mode",
+                "seat",
+            ).alias("message"),
+            pl.lit("no commission").alias("expected"),
+            pl.format("vig {} ({})", _dollars(pl.col("amount_cents")), "mode").alias("observed"),
+            pl.col("amount_cents"),
+        )
+    )
+
+
+def void_not_returned(ctx: GameContext) -> pl.DataFrame:
+    void_rounds = replay.rounds(ctx).filter(pl.col("void")).select(*replay.KEY, "void_seq")
+    return pl.concat(
+        [_unreturned_wagers(ctx, void_rounds), _commission_in_void(ctx, void_rounds)],
+        how="diagonal_relaxed",
+    )
+
+
+VOID_ROUND_SETTLED = register(
+    Rule(
+        "BA106",
+        "void-round-not-returned",
+        "Void round whose wagers were not all returned",
+        "9 NYCRR 5324.20(i)(4)",
+        "error",
+        "baccarat",
+        "In a round with a `void` event every wager is returned: each seat's wagers on a bet "
+        "are pushed for their amount, and nothing is paid, collected or charged commission. "
+        "One finding per seat and bet, and one per commission row.",
+        "round void; seat 3 wagered banker $25 and the round shows collect $25 (or push $20)",
+        "round void; seat 3 wagered banker $25 and the round shows push $25",
+        check=void_not_returned,
+    )
+)

@@ -1,0 +1,79 @@
+"""Every recorded baccarat shoe: one row per (table_id, shoe_id), built once per audit.
+
+A shoe runs from its `shuffle` to the next `shuffle` of the table (hand-history-v1),
+so order matters here: shoes are numbered per table in seq order, and each knows
+where the table's next shoe begins. Rules compare the shoe procedure of (a)(4),
+(e) and (f)(9) against these columns.
+
+Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
+  shoe_no          1, 2, ... per table, by the shoe's first row
+  first_seq last_seq  the shoe's first and last rows in ctx.events
+  auditable        its shoe-level rows before round 1 (round 0) are in ctx.events:
+                   without them the decks and the burn are unknown, and not judged
+  shuffle_seq decks  the shuffle and the decks it declares
+  burn_cards burn_seqs  the burns before round 1, in order (e); mid-shoe burns of the
+                   irregularities of (i) carry a round >= 1 and are not listed
+  burn_required    how many burns must follow the face-up first one: its value by
+                   `burn_values` (A=1, 2-9 face, T/J/Q/K=10); null with no burn
+  cover_round cover_seq  the round of the shoe's first cover_card, and its row
+  last_round       the highest round number of the shoe (0 with no round)
+  last_round_void  whether that round is void
+  next_shoe_seq    the first row of the table's next shoe (its shuffle); null when
+                   the log ends first, so the shoe's end is not recorded
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from . import replay
+
+SHOE_KEY = ["table_id", "shoe_id"]
+
+
+def _burn_value(ctx: GameContext, card: pl.Expr) -> pl.Expr:
+    """How many more cards a face-up burn card calls for, by its rank ((e))."""
+    values = {str(rank): int(value) for rank, value in ctx.params["burn_values"].items()}
+    return card.str.slice(0, 1).replace_strict(values, default=None, return_dtype=pl.Int64)
+
+
+def _per_shoe(ctx: GameContext) -> pl.DataFrame:
+    event = pl.col("event")
+    before_play = pl.col("round") == 0
+    burn = before_play & (event == "burn")
+    shuffle = event == "shuffle"
+    cover = event == "cover_card"
+    return ctx.events.group_by(SHOE_KEY, maintain_order=True).agg(
+        pl.col("seq").min().alias("first_seq"),
+        pl.col("seq").max().alias("last_seq"),
+        (before_play & shuffle).any().alias("auditable"),
+        pl.col("seq").filter(shuffle).min().alias("shuffle_seq"),
+        pl.col("decks").filter(shuffle).first().alias("decks"),
+        pl.col("card").filter(burn).alias("burn_cards"),
+        pl.col("seq").filter(burn).alias("burn_seqs"),
+        pl.col("round").filter(cover).min().alias("cover_round"),
+        pl.col("seq").filter(cover).min().alias("cover_seq"),
+        pl.col("round").max().alias("last_round"),
+    )
+
+
+def build_shoes(ctx: GameContext) -> pl.DataFrame:
+    rounds = replay.rounds(ctx).select(
+        *SHOE_KEY, pl.col("round").alias("last_round"), pl.col("void").alias("last_round_void")
+    )
+    shoes = (
+        _per_shoe(ctx)
+        .sort("table_id", "first_seq")
+        .with_columns(
+            pl.int_range(1, pl.len() + 1).over("table_id").alias("shoe_no"),
+            pl.col("first_seq").shift(-1).over("table_id").alias("next_shoe_seq"),
+            _burn_value(ctx, pl.col("burn_cards").list.first()).alias("burn_required"),
+        )
+    )
+    return shoes.join(rounds, on=[*SHOE_KEY, "last_round"], how="left", maintain_order="left")
+
+
+def shoes(ctx: GameContext) -> pl.DataFrame:
+    """The shoes (see the module docstring), shared by the shoe-level rules."""
+    return ctx.derived("baccarat.shoes", build_shoes)
