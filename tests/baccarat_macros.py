@@ -125,8 +125,12 @@ def round_(spec: dict, house: HouseRules, table_id: str) -> list[dict]:
     o = outcome(player, banker)
     events.append({"event": "result", "winner": o["winner"], "player_points": o["p"],
                    "banker_points": o["b"]})
+    # chips added to a seat's bet are one wager, settled once
+    staked: dict[tuple[int, str], int] = {}
+    for seat, bet, cents in wagers:
+        staked[seat, bet] = staked.get((seat, bet), 0) + cents
     settled = [(seat, bet, *settle(bet, cents, o, table, player, banker))
-               for seat, bet, cents in wagers]
+               for (seat, bet), cents in staked.items()]
     events += [{"event": "collect", "seat": s, "bet": b, "amount": _dollars(c)}
                for s, b, kind, c in settled if kind == "collect"]
     events += [{"event": "push", "seat": s, "bet": b, "amount": _dollars(c)}

@@ -1,1 +1,312 @@
-"""Collection order (g)(2)-(3)."""
+"""Collection order (g)(2)-(3).
+
+(g)(2): collect every losing wager first; then pay the winners and mark or
+collect commission in one of four orders, always from the highest numbered
+winning seat down:
+  (i)   pay every seat, then commission every seat;
+  (ii)  commission every seat, then pay every seat;
+  (iii) seat by seat: pay, then its commission;
+  (iv)  seat by seat: commission, then pay.
+Each order is a sort key over a round's pay and vig rows; a round follows a
+procedure when its rows, in seq order, never go back on that key. Several
+procedures can fit one round (one winner without commission fits all four),
+and a round is consistent with its pit's procedure when that one fits.
+Pushes have no place in the order. At EZ tables there is no commission
+((g)(2) "with the exception of an EZ baccarat table"): only the pays count,
+from the highest seat down, which every procedure allows; a vig row there is
+BA602's.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from ...games.baccarat import settlement
+from ..registry import Rule, register
+
+KEY = settlement.KEY
+PROCEDURES = ("i", "ii", "iii", "iv")
+
+
+def _keys() -> dict[str, pl.Expr]:
+    """Each procedure's sort key over pay/vig rows (seats are below 1000)."""
+    pay_first = pl.when(pl.col("event") == "pay").then(0).otherwise(1)
+    vig_first = 1 - pay_first
+    down = 999 - pl.col("seat")
+    return {
+        "i": pay_first * 1000 + down,
+        "ii": vig_first * 1000 + down,
+        "iii": down * 2 + pay_first,
+        "iv": down * 2 + vig_first,
+    }
+
+
+def build_order(ctx: GameContext) -> pl.DataFrame:
+    """One row per judged round with pay/vig rows: for each procedure p, `fits_<p>` and
+    `bad_<p>` (the first row not where p puts it), and the pit's configured `procedure`."""
+    rounds = settlement.judged_rounds(ctx).filter(pl.col("judged"))
+    ordered = (
+        ctx.events.filter(pl.col("event").is_in(["pay", "vig"]))
+        .join(rounds.select(*KEY, "ez", "pit"), on=KEY, how="inner")
+        .filter((pl.col("event") == "pay") | ~pl.col("ez"))
+        .sort("table_id", "seq")
+        .with_columns(pl.int_range(pl.len()).over(KEY).alias("_at"))
+    )
+    # each row's place in the procedure's order (rows with one key keep their seq
+    # order: several pays of one seat), against its place in the log
+    ordered = ordered.with_columns(
+        (pl.int_range(pl.len()).sort_by(key, "seq").over(KEY) != pl.col("_at"))
+        .alias(f"out_{p}")
+        for p, key in _keys().items()
+    )
+    per_round = ordered.group_by(KEY).agg(
+        pl.col("ez").first(),
+        pl.col("pit").first(),
+        *[(~pl.col(f"out_{p}").any()).alias(f"fits_{p}") for p in PROCEDURES],
+        *[pl.col("seq").filter(pl.col(f"out_{p}")).min().alias(f"bad_{p}") for p in PROCEDURES],
+    )
+    configured = ctx.house.collection_procedure
+    return per_round.with_columns(
+        pl.col("pit")
+        .cast(pl.String)
+        .replace_strict(configured, default=None, return_dtype=pl.String)
+        .alias("procedure")
+    )
+
+
+def order(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("baccarat.collection_order", build_order)
+
+
+def _pick(by: pl.Expr, prefix: str) -> pl.Expr:
+    chain = pl.when(by == PROCEDURES[0]).then(pl.col(f"{prefix}{PROCEDURES[0]}"))
+    for p in PROCEDURES[1:]:
+        chain = chain.when(by == p).then(pl.col(f"{prefix}{p}"))
+    return chain
+
+
+def _fitting() -> pl.Expr:
+    """The procedures a round fits: "procedure (ii), (iv)", or "no (g)(2) procedure"."""
+    names = [pl.when(pl.col(f"fits_{p}")).then(pl.lit(f"({p})")) for p in PROCEDURES]
+    listed = pl.concat_str(names, separator=", ", ignore_nulls=True)
+    return pl.when(listed == "").then(pl.lit("no (g)(2) procedure")).otherwise(
+        pl.format("procedure {}", listed)
+    )
+
+
+def paid_before_collecting(ctx: GameContext) -> pl.DataFrame:
+    # (g)(2): "the dealer first shall collect each losing wager"
+    rounds = settlement.judged_rounds(ctx).filter(pl.col("judged"))
+    rows = ctx.events.filter(pl.col("event").is_in(["pay", "vig", "collect"])).join(
+        rounds.select(KEY), on=KEY, how="semi"
+    )
+    collect = pl.col("event") == "collect"
+    per_round = rows.group_by(KEY).agg(pl.col("seq").filter(collect).max().alias("last_collect"))
+    early = (
+        rows.filter(~collect)
+        .join(per_round, on=KEY)
+        .filter(pl.col("seq") < pl.col("last_collect"))
+        .sort("table_id", "seq")
+        .group_by(KEY, maintain_order=True)
+        .agg(pl.all().first(), pl.len().alias("n_early"))
+    )
+    what = pl.when(pl.col("event") == "pay").then(
+        pl.format("seat {}'s {} wager was paid", "seat", "bet")
+    ).otherwise(pl.format("seat {}'s commission was taken", "seat"))
+    return early.select(
+        *KEY,
+        "seq",
+        pl.format(
+            "In round {}, {} at seq {} before the last losing wager was collected at seq {} "
+            "({} pay/commission row(s) before it).",
+            "round", what, "seq", "last_collect", "n_early",
+        ).alias("message"),
+        pl.lit("every losing wager collected before any pay or commission").alias("expected"),
+        pl.format("{} at seq {}, last collect at seq {}", "event", "seq", "last_collect")
+        .alias("observed"),
+    )
+
+
+def wrong_procedure(ctx: GameContext) -> pl.DataFrame:
+    # (g)(2), (g)(3): the pit's configured procedure; a pit without one must at
+    # least follow one of the four. At EZ tables only the pays are ordered, and
+    # every procedure reduces to "from the highest seat down".
+    rounds = order(ctx)
+    fits_any = pl.any_horizontal(*[pl.col(f"fits_{p}") for p in PROCEDURES])
+    known = pl.col("procedure").is_not_null() & ~pl.col("ez")
+    fits = pl.when(known).then(_pick(pl.col("procedure"), "fits_")).otherwise(fits_any)
+    # a round fitting no procedure departs at the latest from the one it follows longest
+    first_bad = pl.max_horizontal(*[pl.col(f"bad_{p}") for p in PROCEDURES])
+    wanted = (
+        pl.when(pl.col("ez"))
+        .then(pl.lit("pays from the highest numbered winning seat down"))
+        .when(known)
+        .then(pl.format("procedure ({}) of {}", "procedure", "pit"))
+        .otherwise(pl.lit("one of the procedures (i)-(iv)"))
+    )
+    observed = pl.when(pl.col("ez")).then(pl.lit("a lower seat paid first")).otherwise(_fitting())
+    message = (
+        pl.when(pl.col("ez"))
+        .then(
+            pl.format(
+                "Round {} paid a lower numbered seat before a higher one (seq {}); winners are "
+                "paid from the highest numbered seat down.",
+                "round", first_bad,
+            )
+        )
+        .otherwise(
+            pl.format(
+                "Round {} paid winners and took commission in an order that fits {}, not {}.",
+                "round", _fitting(), wanted,
+            )
+        )
+    )
+    return rounds.filter(~fits).select(
+        *KEY,
+        pl.when(known).then(_pick(pl.col("procedure"), "bad_")).otherwise(first_bad).alias("seq"),
+        message.alias("message"),
+        wanted.alias("expected"),
+        observed.alias("observed"),
+    )
+
+
+def _table_procedures(ctx: GameContext) -> pl.DataFrame:
+    """Per table: the procedures fitting the most of its rounds (`in_<p>`)."""
+    counts = order(ctx).group_by("table_id").agg(
+        pl.col("pit").first(),
+        *[pl.col(f"fits_{p}").sum().alias(f"n_{p}") for p in PROCEDURES],
+    )
+    most = pl.max_horizontal(*[pl.col(f"n_{p}") for p in PROCEDURES])
+    return counts.with_columns(
+        *[((pl.col(f"n_{p}") == most) & (most > 0)).alias(f"in_{p}") for p in PROCEDURES]
+    ).filter(pl.col("pit").is_not_null() & (most > 0))
+
+
+def _pit_reference(tables: pl.DataFrame, configured: dict[str, str]) -> pl.DataFrame:
+    """Per pit: whether its tables share no procedure, and the one to judge them by (the
+    configured one, else the one most tables follow)."""
+    pits = tables.group_by("pit").agg(
+        *[pl.col(f"in_{p}").all().alias(f"all_{p}") for p in PROCEDURES],
+        *[pl.col(f"in_{p}").sum().alias(f"tables_{p}") for p in PROCEDURES],
+    )
+    most = pl.max_horizontal(*[pl.col(f"tables_{p}") for p in PROCEDURES])
+    common = pl.lit(None, pl.String)
+    for p in reversed(PROCEDURES):
+        common = pl.when(pl.col(f"tables_{p}") == most).then(pl.lit(p)).otherwise(common)
+    conf = pl.col("pit").cast(pl.String).replace_strict(
+        configured, default=None, return_dtype=pl.String
+    )
+    return pits.select(
+        "pit",
+        (~pl.any_horizontal(*[pl.col(f"all_{p}") for p in PROCEDURES])).alias("diverge"),
+        pl.coalesce(conf, common).alias("reference"),
+        conf.is_not_null().alias("configured"),
+    )
+
+
+def _described(prefix: str) -> pl.Expr:
+    names = [pl.when(pl.col(f"{prefix}{p}")).then(pl.lit(f"({p})")) for p in PROCEDURES]
+    return pl.concat_str(names, separator=" or ", ignore_nulls=True)
+
+
+def pit_procedures_differ(ctx: GameContext) -> pl.DataFrame:
+    # (g)(3): "the same procedure shall be used for all baccarat tables located
+    # within the same gaming pit". Tables whose rounds fit no common procedure
+    # diverge; the tables off the pit's procedure are reported once each.
+    tables = _table_procedures(ctx)
+    pits = _pit_reference(tables, ctx.house.collection_procedure)
+    off = (
+        tables.join(pits.filter("diverge"), on="pit")
+        .with_columns(_pick(pl.col("reference"), "in_").alias("follows_reference"))
+        .filter(~pl.col("follows_reference"))
+    )
+    # the first row showing it: the first round that fits the table's own
+    # procedure but not the pit's
+    rounds = order(ctx).join(off.select("table_id", "reference", *[f"in_{p}" for p in PROCEDURES]),
+                             on="table_id")
+    own = pl.any_horizontal(*[pl.col(f"in_{p}") & pl.col(f"fits_{p}") for p in PROCEDURES])
+    showing = (
+        rounds.filter(own & ~_pick(pl.col("reference"), "fits_"))
+        .with_columns(_pick(pl.col("reference"), "bad_").alias("seq"))
+        .sort("seq")
+        .group_by("table_id")
+        .agg(pl.col("seq").first(), pl.col("shoe_id").first())
+    )
+    source = pl.when(pl.col("configured")).then(pl.lit("configured")).otherwise(
+        pl.lit("followed by most of its tables")
+    )
+    return off.join(pits.select("pit", "configured"), on="pit").join(
+        showing, on="table_id", how="left"
+    ).select(
+        "table_id",
+        "shoe_id",
+        pl.lit(None, pl.Int64).alias("round"),
+        "seq",
+        pl.format(
+            "Table {} settles in the order of procedure {}, while {} uses procedure ({}) ({}); "
+            "one pit must use one procedure.",
+            "table_id", _described("in_"), "pit", "reference", source,
+        ).alias("message"),
+        pl.format("procedure ({}) on every table of {}", "reference", "pit").alias("expected"),
+        _described("in_").alias("observed"),
+    )
+
+
+COLLECT_FIRST = register(
+    Rule(
+        "BA701",
+        "paid-before-losers-collected",
+        "Pay or commission before the losing wagers were collected",
+        "9 NYCRR 5324.20(g)(2)",
+        "error",
+        "baccarat",
+        "In a round, a pay or vig row recorded before the round's last collect: (g)(2) has the "
+        "dealer collect every losing wager first. Pushes are not part of the order. One finding "
+        "per round, at its first early pay or vig.",
+        "collect seat 2 player $25 (seq 20), pay seat 1 banker $25 (seq 21), collect seat 3 "
+        "tie $5 (seq 22).",
+        "collect seat 2 player (seq 20), collect seat 3 tie (seq 21), pay seat 1 banker (seq 22).",
+        check=paid_before_collecting,
+    )
+)
+PROCEDURE = register(
+    Rule(
+        "BA702",
+        "settlement-order-not-pit-procedure",
+        "Winners paid and commission taken out of the pit's procedure",
+        "9 NYCRR 5324.20(g)(2)",
+        "error",
+        "baccarat",
+        "The order of a round's pay and vig rows (winning seats from the highest number down) "
+        "is matched against the four procedures of (g)(2); the round is reported when it does "
+        "not fit the procedure the house rules set for the table's pit "
+        "(collection_procedure), or, for a pit without one, any procedure. A round that fits "
+        "several (e.g. one winner and no commission) is consistent when one of them is the "
+        "pit's. At EZ tables only the pays count, from the highest seat down. Reported at the "
+        "first row not in the place the procedure gives it.",
+        "PIT-1 uses (ii); seats 5 and 2 win on banker: pay 5, vig 5, pay 2, vig 2 (procedure "
+        "(iii)).",
+        "PIT-1 uses (ii); seats 5 and 2 win on banker: vig 5, vig 2, pay 5, pay 2.",
+        check=wrong_procedure,
+    )
+)
+PIT_UNIFORM = register(
+    Rule(
+        "BA703",
+        "pit-tables-procedures-differ",
+        "Tables of one pit following different collection procedures",
+        "9 NYCRR 5324.20(g)(3)",
+        "error",
+        "baccarat",
+        "Each table's procedure is inferred from its rounds: the (g)(2) procedures that fit the "
+        "most of them. When the tables of a pit share no procedure, each table that does not "
+        "follow the pit's procedure (the configured one, else the one most of its tables "
+        "follow) is reported once (round empty), at the first row that shows its own order. "
+        "Rounds off the configured procedure are BA702's; a pit whose tables all follow one "
+        "wrong procedure is BA702's only.",
+        "PIT-1: BAC-01 settles by procedure (ii), BAC-03 by procedure (iii).",
+        "PIT-1: BAC-01 and BAC-03 both settle by procedure (ii).",
+        check=pit_procedures_differ,
+    )
+)

@@ -1,1 +1,353 @@
-"""Commission: amount, EZ, lammers settled before the shuffle, one rate for big tables (d)(2)-(3)."""
+"""Commission: amount, EZ, lammers settled before the shuffle, one rate for big tables (d)(2)-(3).
+
+Amounts here are overcharges: `amount_cents` is recorded minus owed, positive
+when the patron paid more commission than the rate allows.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from ...games.baccarat import settlement
+from ..registry import Rule, register
+
+KEY = settlement.KEY
+money = settlement.dollars
+# BA604 infers a table's rate from at least this many commissions at it, so that one
+# wrong amount (BA601's) that happens to equal the other rate is not a table's rate.
+MIN_RATE_EVIDENCE = 2
+
+
+def commission_wrong(ctx: GameContext) -> pl.DataFrame:
+    # (d)(2): the commission is the table's rate of the amount won on the seat's
+    # banker wagers, in the rate's step; EZ tables are BA602's. A big table's shoe
+    # charged at the other allowed rate is BA604's: there each amount is judged
+    # at the rate the shoe was charged.
+    rates = [int(r) for r in ctx.params["commission_percents"]]
+    divergent = shoe_rates(ctx).filter("divergent").select("table_id", "shoe_id", "rate")
+    seats = (
+        settlement.seat_commission(ctx)
+        .filter(~pl.col("ez"))
+        .join(divergent, on=["table_id", "shoe_id"], how="left")
+        .with_columns(
+            pl.coalesce("rate", "commission_percent").alias("percent"),
+            pl.coalesce(_pick(rates, pl.col("rate"), "vig_at_"), "expected_vig_cents")
+            .alias("owed"),
+        )
+        .filter(pl.col("vig_cents") != pl.col("owed"))
+    )
+    owed = pl.col("owed")
+    message = (
+        pl.when(pl.col("won_cents") == 0)
+        .then(
+            pl.format(
+                "Seat {} was charged {} commission without a winning banker wager.",
+                "seat", money(pl.col("vig_cents")),
+            )
+        )
+        .when(pl.col("vig_cents") == 0)
+        .then(
+            pl.format(
+                "Seat {} won {} on banker and no commission was taken or marked; {}% is {}.",
+                "seat", money(pl.col("won_cents")), "percent", money(owed),
+            )
+        )
+        .otherwise(
+            pl.format(
+                "Seat {} won {} on banker and was charged {} commission; {}% is {}.",
+                "seat", money(pl.col("won_cents")), money(pl.col("vig_cents")), "percent",
+                money(owed),
+            )
+        )
+    )
+    return seats.select(
+        *KEY,
+        pl.coalesce("vig_seq", "banker_settled_seq", "end_seq").alias("seq"),
+        message.alias("message"),
+        pl.format("{} ({}% of {})", money(owed), "percent", money(pl.col("won_cents")))
+        .alias("expected"),
+        money(pl.col("vig_cents")).alias("observed"),
+        (pl.col("vig_cents") - owed).alias("amount_cents"),
+    )
+
+
+def commission_on_ez(ctx: GameContext) -> pl.DataFrame:
+    # (d)(3): "no vigorish shall be collected" at EZ baccarat.
+    rounds = settlement.judged_rounds(ctx).filter(~pl.col("void") & ~pl.col("deal_only"))
+    vigs = settlement.settlements(ctx).filter(pl.col("event") == "vig")
+    on_ez = vigs.join(rounds.filter(pl.col("ez")).select(KEY), on=KEY, how="semi")
+    return on_ez.select(
+        *KEY,
+        "seq",
+        pl.format(
+            "Seat {} was charged {} commission ({}) at {}, an EZ baccarat table.",
+            "seat", money(pl.col("amount_cents")), "mode", "table_id",
+        ).alias("message"),
+        pl.lit("no commission at EZ baccarat").alias("expected"),
+        pl.format("vig {} ({})", money(pl.col("amount_cents")), "mode").alias("observed"),
+        pl.col("amount_cents"),
+    )
+
+
+def _shoes(ctx: GameContext) -> pl.DataFrame:
+    """Each shoe of a table in seq order (`idx` from 0), with the first seq of the next."""
+    return (
+        ctx.events.group_by("table_id", "shoe_id")
+        .agg(pl.col("seq").min().alias("first_seq"))
+        .sort("table_id", "first_seq")
+        .with_columns(
+            pl.col("first_seq").shift(-1).over("table_id").alias("next_shoe_seq"),
+            pl.int_range(pl.len()).over("table_id").alias("idx"),
+        )
+    )
+
+
+def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
+    """Per table, shoe and seat: commission marked and settled, the lammer left open (of
+    those marked since the seat's balance last stood at zero, the first of exactly the
+    amount outstanding, else the first) and the first settlement that took more than was
+    marked, each with its round."""
+    group = ["table_id", "shoe_id", "seat"]
+    marked = (pl.col("event") == "vig") & (pl.col("mode") == "marked")
+    settle = pl.col("event") == "vig_settle"
+    rows = (
+        ctx.events.filter(marked | settle)
+        .sort("table_id", "seq")
+        .with_columns(
+            pl.when(settle).then(-pl.col("amount_cents")).otherwise("amount_cents")
+            .cum_sum()
+            .over(group)
+            .alias("balance")
+        )
+        .with_columns(
+            pl.col("seq").filter(pl.col("balance") <= 0).max().over(group).alias("cleared"),
+            pl.col("balance").last().over(group).alias("outstanding"),
+        )
+    )
+    open_lammer = marked & (pl.col("seq") > pl.col("cleared").fill_null(-1))
+    # of the lammers open since, the one of exactly the amount outstanding, if any
+    exact = open_lammer & (pl.col("amount_cents") == pl.col("outstanding"))
+    too_much = settle & (pl.col("balance") < 0)
+    per_seat = rows.group_by(group).agg(
+        pl.col("amount_cents").filter(marked).sum().alias("marked_cents"),
+        pl.col("amount_cents").filter(settle).sum().alias("settled_cents"),
+        pl.coalesce(
+            pl.col("seq").filter(exact).first(), pl.col("seq").filter(open_lammer).first()
+        ).alias("open_seq"),
+        pl.coalesce(
+            pl.col("round").filter(exact).first(), pl.col("round").filter(open_lammer).first()
+        ).alias("open_round"),
+        pl.col("seq").filter(too_much).first().alias("over_seq"),
+        pl.col("round").filter(too_much).first().alias("over_round"),
+    )
+    per_seat = per_seat.join(_shoes(ctx), on=["table_id", "shoe_id"], how="inner")
+    # What the previous shoe left outstanding and this shoe settled late is that
+    # shoe's finding, not an overcharge of this one.
+    carried = per_seat.select(
+        "table_id",
+        "seat",
+        (pl.col("idx") + 1).alias("idx"),
+        (pl.col("marked_cents") - pl.col("settled_cents")).clip(lower_bound=0).alias("carried"),
+    )
+    excess = (pl.col("settled_cents") - pl.col("marked_cents")).clip(lower_bound=0)
+    return (
+        per_seat.join(carried, on=["table_id", "seat", "idx"], how="left")
+        .with_columns(pl.min_horizontal(excess, pl.col("carried").fill_null(0)).alias("late"))
+        .with_columns((pl.col("settled_cents") - pl.col("late")).alias("settled_cents"))
+    )
+
+
+def marked_not_settled(ctx: GameContext) -> pl.DataFrame:
+    # (d)(2): "all outstanding vigorish shall be collected prior to reshuffling
+    # the cards in a shoe": per shoe and seat, the marked commission must equal
+    # the vig_settle rows. The log's last shoe of a table is not judged: its
+    # shuffle is not in the log.
+    owed = _lammers_per_shoe(ctx).filter(
+        pl.col("next_shoe_seq").is_not_null() & (pl.col("marked_cents") != pl.col("settled_cents"))
+    )
+    short = pl.col("settled_cents") < pl.col("marked_cents")
+    message = (
+        pl.when(short)
+        .then(
+            pl.format(
+                "Seat {} had {} commission marked in shoe {} and {} settled before the shuffle "
+                "at seq {}: {} was outstanding (open since seq {}).",
+                "seat", money(pl.col("marked_cents")), "shoe_id", money(pl.col("settled_cents")),
+                "next_shoe_seq", money(pl.col("marked_cents") - pl.col("settled_cents")),
+                "open_seq",
+            )
+        )
+        .otherwise(
+            pl.format(
+                "Seat {} settled {} of commission in shoe {}, more than the {} marked.",
+                "seat", money(pl.col("settled_cents")), "shoe_id", money(pl.col("marked_cents")),
+            )
+        )
+    )
+    return owed.select(
+        "table_id",
+        "shoe_id",
+        pl.when(short).then("open_round").otherwise("over_round").alias("round"),
+        pl.when(short).then("open_seq").otherwise("over_seq").alias("seq"),
+        message.alias("message"),
+        pl.format("{} settled before the shuffle", money(pl.col("marked_cents"))).alias("expected"),
+        pl.format("{} settled", money(pl.col("settled_cents"))).alias("observed"),
+        (pl.col("settled_cents") - pl.col("marked_cents")).alias("amount_cents"),
+    )
+
+
+def _pick(rates: list[int], by: pl.Expr, prefix: str) -> pl.Expr:
+    """The column `<prefix><rate>` for the rate in `by`."""
+    chain = pl.when(by == rates[0]).then(pl.col(f"{prefix}{rates[0]}"))
+    for r in rates[1:]:
+        chain = chain.when(by == r).then(pl.col(f"{prefix}{r}"))
+    return chain
+
+
+def build_shoe_rates(ctx: GameContext) -> pl.DataFrame:
+    """Per shoe of a big non-EZ table: for each allowed rate, how many seat-rounds with a
+    banker win were charged exactly that rate's commission (`n_at_<r>`), the first of them
+    (`seq_at_<r>`), and the money those differ from the facility's rate by (`diff_at_<r>`);
+    the shoe's `rate` (the one most of them match) and whether it is `divergent` (not the
+    facility's, on at least MIN_RATE_EVIDENCE commissions)."""
+    rates = [int(p) for p in ctx.params["commission_percents"]]
+    facility = int(ctx.house.baccarat["commission_percent"])
+    seats = (
+        settlement.seat_commission(ctx)
+        .filter(
+            (pl.col("variant") == "big")
+            & ~pl.col("ez")
+            & (pl.col("won_cents") > 0)
+            & (pl.col("vig_cents") > 0)
+        )
+        .sort("table_id", "vig_seq")
+    )
+    at = {r: pl.col("vig_cents") == pl.col(f"vig_at_{r}") for r in rates}
+    gap = pl.col("vig_cents") - settlement.expected_vig(pl.col("won_cents"), facility, ctx.params)
+    shoes = seats.group_by("table_id", "shoe_id").agg(
+        *[m.sum().alias(f"n_at_{r}") for r, m in at.items()],
+        *[pl.col("vig_seq").filter(m).first().alias(f"seq_at_{r}") for r, m in at.items()],
+        *[gap.filter(m).sum().alias(f"diff_at_{r}") for r, m in at.items()],
+    )
+    most = pl.max_horizontal(*[pl.col(f"n_at_{r}") for r in rates])
+    rate = pl.lit(None, pl.Int64)
+    for r in reversed(rates):  # the first rate in the list wins a tie
+        rate = pl.when(pl.col(f"n_at_{r}") == most).then(pl.lit(r)).otherwise(rate)
+    own = pl.col(f"n_at_{facility}") if facility in rates else pl.lit(0)
+    return shoes.with_columns(rate.alias("rate"), most.alias("n_rate")).with_columns(
+        (
+            (pl.col("n_rate") > own)
+            & (pl.col("n_rate") >= MIN_RATE_EVIDENCE)
+            & (pl.col("rate") != facility)
+        ).alias("divergent")
+    )
+
+
+def shoe_rates(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("baccarat.shoe_commission_rates", build_shoe_rates)
+
+
+def rates_differ(ctx: GameContext) -> pl.DataFrame:
+    # (d)(2)(iii): "the vigorish percentage shall be the same for all baccarat
+    # tables at all times"; midi and mini may differ. A big table's shoe whose
+    # commissions mostly follow another allowed rate breaks it.
+    rates = [int(p) for p in ctx.params["commission_percents"]]
+    facility = int(ctx.house.baccarat["commission_percent"])
+    total = pl.sum_horizontal(*[pl.col(f"n_at_{r}") for r in rates])
+    return shoe_rates(ctx).filter("divergent").select(
+        "table_id",
+        "shoe_id",
+        pl.lit(None, pl.Int64).alias("round"),
+        _pick(rates, pl.col("rate"), "seq_at_").alias("seq"),
+        pl.format(
+            "Big table {} charged {}% commission in shoe {} ({} of {} commissions at a known "
+            "rate), while the facility's rate for big baccarat tables is {}%.",
+            "table_id", "rate", "shoe_id", "n_rate", total, pl.lit(facility),
+        ).alias("message"),
+        pl.lit(f"{facility}% on every big table").alias("expected"),
+        pl.format("{}%", "rate").alias("observed"),
+        _pick(rates, pl.col("rate"), "diff_at_").alias("amount_cents"),
+    )
+
+
+RATE = register(
+    Rule(
+        "BA601",
+        "commission-amount-wrong",
+        "Commission wrong or missing",
+        "9 NYCRR 5324.20(d)(2)",
+        "error",
+        "baccarat",
+        "Per seat and round on a non-EZ table: the vig rows (collected or marked, summed) must "
+        "equal the winnings the seat's banker wagers were owed (at 1:1, whatever was paid) "
+        "times the table's commission_percent, rounded down to the rate's step ((d)(2)(ii): "
+        "20c at 4%, 25c at 5%). A missing commission, a wrong one, and a commission without a "
+        "banker win are reported at the vig row (else the banker pay); amount = recorded - "
+        "owed (positive: overcharged). In a big table's shoe charged at the other allowed rate "
+        "(BA604's finding) amounts are judged at that shoe's rate.",
+        "5%: seat 1 wins $100 on banker; vig seat 1 $4.00.",
+        "5%: seat 1 wins $100 on banker; vig seat 1 $5.00.",
+        overcharge=True,
+        check=commission_wrong,
+    )
+)
+EZ = register(
+    Rule(
+        "BA602",
+        "commission-on-ez-table",
+        "Commission taken on an EZ table",
+        "9 NYCRR 5324.20(d)(3)",
+        "error",
+        "baccarat",
+        "Any vig row (collected or marked) at an EZ baccarat table (d)(3); the whole amount is "
+        "the overcharge.",
+        "BAC-02 (ez = true): banker wins; vig seat 1 $1.25.",
+        "BAC-02 (ez = true): banker wins; pay seat 1 banker $25, no vig.",
+        overcharge=True,
+        check=commission_on_ez,
+    )
+)
+SHUFFLE = register(
+    Rule(
+        "BA603",
+        "marked-commission-not-settled",
+        "Marked commission not settled before the shuffle",
+        "9 NYCRR 5324.20(d)(2)",
+        "error",
+        "baccarat",
+        "Per shoe and seat: the commission marked with lammers (vig rows with mode marked) must "
+        "equal the seat's vig_settle rows in the same shoe, i.e. be collected before the next "
+        "shuffle, for the same amount. The last shoe of a table in the log is not judged (its "
+        "shuffle is not in the log). Reported at the lammer left open (of the vigs marked "
+        "since the seat last owed nothing, the first of the amount outstanding, else the "
+        "first) or at the settlement that took more than was "
+        "marked; amount = settled - marked (negative: left uncollected). Commission left over "
+        "from the previous shoe and settled late counts against that shoe only.",
+        "seat 4: vig $1.25 marked in round 3 of shoe S1; no vig_settle before the shuffle of S2.",
+        "seat 4: vig $1.25 marked in round 3 of shoe S1; vig_settle seat 4 $1.25 in round 9.",
+        overcharge=True,
+        check=marked_not_settled,
+    )
+)
+UNIFORM = register(
+    Rule(
+        "BA604",
+        "big-table-commission-rates-differ",
+        "Big tables charging different commission rates",
+        "9 NYCRR 5324.20(d)(2)(iii)",
+        "error",
+        "baccarat",
+        "The rate of each shoe of a big (non-EZ) table is inferred from its vig amounts: the "
+        "allowed rate (4% or 5%, stepped) that most of its seats' commissions on banker wins "
+        "match, on at least two of them. A shoe whose rate is not the facility's "
+        "commission_percent is reported once (round empty), at its first commission at that "
+        "rate; amount = what those commissions differ from the facility's rate by (positive: "
+        "overcharged). Midi and mini tables may differ and are not judged; single wrong "
+        "amounts are BA601's.",
+        "Facility 5%; in shoe S4 BAC-03 (big) takes $1.00 on every $25 banker win.",
+        "Facility 5%; every big table takes $1.25 on a $25 banker win in every shoe.",
+        overcharge=True,
+        check=rates_differ,
+    )
+)
