@@ -41,7 +41,7 @@ def _audit_date(events: pl.DataFrame) -> date:
 def _not_auditable(ingested: Ingested) -> pl.DataFrame:
     """One warning per round that lost a row, at its first row."""
     firsts = (
-        ingested.events.filter(pl.col("round").is_not_null())
+        ingested.events.join(ingested.unauditable, on=ROUND_KEY, how="semi")
         .group_by(ROUND_KEY)
         .agg(pl.col("game").first(), pl.col("seq").min())
     )
@@ -113,11 +113,6 @@ def _unlisted_tables(events: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
     )
 
 
-def _located(frame: pl.DataFrame, ingested: Ingested) -> pl.DataFrame:
-    where = ingested.events.select("table_id", "seq", "file_id", "line")
-    return frame.join(where, on=["table_id", "seq"], how="left", maintain_order="left")
-
-
 def _game_findings(
     game: str,
     rules: list[Rule],
@@ -135,8 +130,7 @@ def _game_findings(
     out = []
     for rule in rules:
         progress(rule.id)
-        raw = rule.check(ctx)
-        out.append(fnd.from_check(rule, raw, game, ingested.events, ingested.files))
+        out.append(fnd.from_check(rule, rule.check(ctx), game))
     return out
 
 
@@ -146,17 +140,18 @@ def run(
     seats = tuple(house.baccarat["seats"])
     ingested = ingest(sources, baccarat_seats=seats)
     on = _audit_date(ingested.events)
-    parts = [
-        fnd.from_problems(ingested.problems, ingested.files),
-        fnd.from_problems(_located(_not_auditable(ingested), ingested), ingested.files),
-        fnd.from_problems(
-            _located(_unlisted_tables(ingested.events, house), ingested), ingested.files
-        ),
+    checks = [
+        fnd.as_check_rows(_not_auditable(ingested)),
+        fnd.as_check_rows(_unlisted_tables(ingested.events, house)),
     ]
     applied = [r.id for r in catalog.REGISTRY.all() if r.scope in ("input", "house")]
     for game in GAMES:
         rules = [r for r in catalog.REGISTRY.for_scope(game) if r.check is not None]
-        parts += _game_findings(game, rules, ingested, house, rs, on, progress)
+        checks += _game_findings(game, rules, ingested, house, rs, on, progress)
         applied += [r.id for r in rules]
+    parts = [
+        fnd.from_problems(ingested.problems, ingested.files),
+        fnd.located(pl.concat(checks), ingested.events, ingested.files),
+    ]
     findings = fnd.order(pl.concat(parts))
     return AuditResult(ingested, findings, house, rs, on, applied)

@@ -41,21 +41,42 @@ def _with_metadata(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def from_check(
-    rule: Rule, raw: pl.DataFrame, game: str, events: pl.DataFrame, files: list[InputFile]
-) -> pl.DataFrame:
-    """A game rule's exceptions as findings, located at the row that shows each."""
+TAGGED_CHECK_COLUMNS = {**CHECK_COLUMNS, "rule_id": pl.String(), "game": pl.String()}
+
+
+def as_check_rows(frame: pl.DataFrame) -> pl.DataFrame:
+    """Check rows (already tagged with rule_id and game) in the one shape `located` takes."""
     missing = [
-        pl.lit(None, dtype).alias(c) for c, dtype in CHECK_COLUMNS.items() if c not in raw.columns
+        pl.lit(None, dtype).alias(c)
+        for c, dtype in TAGGED_CHECK_COLUMNS.items()
+        if c not in frame.columns
     ]
-    raw = raw.with_columns(missing).select(list(CHECK_COLUMNS)).cast(CHECK_COLUMNS)
-    where = events.select("table_id", "seq", "file_id", "line")
-    located = raw.join(where, on=["table_id", "seq"], how="left", maintain_order="left")
+    return (
+        frame.with_columns(missing)
+        .select(list(TAGGED_CHECK_COLUMNS))
+        .cast(TAGGED_CHECK_COLUMNS)
+    )
+
+
+def from_check(rule: Rule, raw: pl.DataFrame, game: str) -> pl.DataFrame:
+    """A game rule's exceptions in the check columns, tagged with the rule and game."""
+    tagged = raw.with_columns(pl.lit(rule.id).alias("rule_id"), pl.lit(game).alias("game"))
+    return as_check_rows(tagged)
+
+
+def located(checks: pl.DataFrame, events: pl.DataFrame, files: list[InputFile]) -> pl.DataFrame:
+    """Findings from check rows, each at the file and line of the row its `seq` names.
+
+    One join for all rules: the event frame is large, the findings are few.
+    """
+    wanted = checks.select("table_id", "seq").drop_nulls().unique()
+    where = events.select("table_id", "seq", "file_id", "line").join(
+        wanted, on=["table_id", "seq"], how="semi"
+    )
+    frame = checks.join(where, on=["table_id", "seq"], how="left", maintain_order="left")
     return _finish(
-        located.with_columns(
-            pl.lit(rule.id).alias("rule_id"),
+        frame.with_columns(
             (pl.col("amount_cents") / 100).alias("amount"),
-            pl.lit(game).alias("game"),
             pl.lit(None, pl.String).alias("field"),
         ),
         files,
