@@ -17,7 +17,7 @@ import polars as pl
 
 from . import __version__
 from .audit import AuditResult
-from .ingest.load import KEY_COLUMNS, ROUND_KEY
+from .ingest.load import ROUND_KEY
 
 
 def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, float]:
@@ -31,22 +31,17 @@ def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, floa
     return {k: round(float(v or 0), 2) for k, v in sums.items()}
 
 
-def _rounds(events: pl.DataFrame) -> pl.DataFrame:
-    return events.filter(pl.col("round") > 0).select(ROUND_KEY).unique()
-
-
 def accounting(result: AuditResult) -> dict[str, Any]:
     ing = result.ingested
-    lost = sum(f.rows for f in ing.files) - ing.events.height
+    lost = ing.rows_read - ing.rows_parsed
     rows_read = ing.rows_read
     rows_audited = ing.audited.height
     # Reported rows counted directly: records lost, rows whose place is unknown,
     # and rows of unauditable rounds.
-    keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
-    unplaced = ing.events.filter(~keyed).height
-    in_bad_rounds = ing.events.filter(keyed).join(ing.unauditable, on=ROUND_KEY, how="semi").height
+    unplaced = ing.unplaced.height
+    in_bad_rounds = ing.events.join(ing.unauditable, on=ROUND_KEY, how="semi").height
     rows_reported = lost + unplaced + in_bad_rounds
-    rounds_read = _rounds(ing.events.filter(keyed)).height
+    rounds_read = ing.events.filter(pl.col("round") > 0)["rid"].n_unique()
     rounds_reported = ing.unauditable.filter(pl.col("round") > 0).height
     return {
         "rows": {
@@ -66,17 +61,30 @@ def accounting(result: AuditResult) -> dict[str, Any]:
 
 def _per_table(result: AuditResult) -> list[dict[str, Any]]:
     ing = result.ingested
-    keyed = ing.events.filter(pl.col("table_id").is_not_null())
-    read = keyed.group_by("table_id").agg(
+    played = pl.col("rid").filter(pl.col("round") > 0).n_unique()
+    read = ing.events.group_by("table_id").agg(
         pl.col("game").drop_nulls().first(),
-        pl.len().alias("rows_read"),
-        pl.struct(ROUND_KEY).filter(pl.col("round") > 0).n_unique().alias("rounds_read"),
+        pl.len().alias("rows_placed"),
+        played.alias("rounds_read"),
         pl.col("time").min().alias("first"),
         pl.col("time").max().alias("last"),
     )
+    # rows whose round or seq did not parse still count for their table
+    unplaced = (
+        ing.unplaced.filter(pl.col("table_id").is_not_null())
+        .group_by("table_id").agg(pl.len().alias("rows_unplaced"), pl.col("game").first())
+    )
+    read = (
+        read.join(unplaced, on="table_id", how="full", coalesce=True)
+        .with_columns(
+            pl.coalesce("game", "game_right").alias("game"),
+            (pl.col("rows_placed").fill_null(0) + pl.col("rows_unplaced").fill_null(0))
+            .alias("rows_read"),
+        )
+        .drop("game_right", "rows_placed", "rows_unplaced")
+    )
     audited = ing.audited.group_by("table_id").agg(
-        pl.len().alias("rows_audited"),
-        pl.struct(ROUND_KEY).filter(pl.col("round") > 0).n_unique().alias("rounds_audited"),
+        pl.len().alias("rows_audited"), played.alias("rounds_audited")
     )
     found = (
         result.findings.filter(pl.col("table_id").is_not_null())

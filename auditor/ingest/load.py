@@ -35,7 +35,8 @@ class InputFile:
 @dataclass
 class Ingested:
     files: list[InputFile]
-    events: pl.DataFrame  # every parsed row, typed, with row/file_id/line
+    events: pl.DataFrame  # every row whose place parsed, typed, sorted by table and seq, with rid
+    unplaced: pl.DataFrame  # rows without a table, shoe, round, seq or event (each reported)
     problems: pl.DataFrame  # one per bad field of a row, located (table/shoe/round/seq)
     unauditable: pl.DataFrame  # (table_id, shoe_id, round) of rounds that lost a row
     audited: pl.DataFrame  # the rows of auditable rounds, sorted by table and seq
@@ -43,6 +44,10 @@ class Ingested:
     @property
     def rows_read(self) -> int:
         return sum(f.rows for f in self.files)
+
+    @property
+    def rows_parsed(self) -> int:
+        return self.events.height + self.unplaced.height
 
 
 def _sha256(path: Path) -> str:
@@ -112,26 +117,34 @@ def _missing_column_problems(missing: list[MissingColumn], problems: pl.DataFram
     return pl.DataFrame(rows, schema=PROBLEM_SCHEMA)
 
 
+PLACE = [v.ROW, v.FILE_ID, v.LINE, "table_id", "game", "shoe_id", "round", "seq"]
+
+
 def ingest(sources: list[Source], baccarat_seats: tuple[int, ...] | None = None) -> Ingested:
     files, frames, problems, missing = _read_all(sources)
     empty = pl.DataFrame(schema={**CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
     events = pl.concat([empty, *frames], how="diagonal_relaxed").with_row_index(v.ROW)
+    del frames
     events = events.with_columns(pl.col(v.ROW).cast(pl.Int64))
     row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
     problems += [_missing_column_problems(missing, row_problems), row_problems]
     keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
-    # one stable sort by table and seq: every order check and every game rule reads it
-    ordered = sequence.with_round_ids(
-        events.filter(keyed).sort("table_id", "seq", maintain_order=True)
-    )
-    problems.append(sequence.seq_problems(events.filter(keyed), ordered))
+    unplaced = events.filter(~keyed)
+    in_file_order = events.filter(keyed).select(v.ROW, v.FILE_ID, v.LINE, "table_id", "seq")
+    # one stable sort by table and seq: every order check and every game rule reads it;
+    # the file-order frame is let go as soon as it is sorted (memory is the limit)
+    ordered = events.filter(keyed).sort("table_id", "seq", maintain_order=True)
+    del events
+    ordered = sequence.with_round_ids(ordered)
+    problems.append(sequence.seq_problems(in_file_order, ordered))
     problems.append(sequence.order_problems(ordered))
-    located = _locate(pl.concat(problems), events)
-    unauditable = _unauditable_rounds(located, events)
-    audited = ordered.join(
-        unauditable.select(ROUND_KEY), on=ROUND_KEY, how="anti", maintain_order="left"
-    )
-    return Ingested(files, events, located, unauditable, audited)
+    places = pl.concat([ordered.select(PLACE), unplaced.select(PLACE)])
+    located = _locate(pl.concat(problems), places)
+    unauditable = _unauditable_rounds(located, places)
+    audited = ordered
+    if unauditable.height:
+        audited = ordered.join(unauditable, on=ROUND_KEY, how="anti", maintain_order="left")
+    return Ingested(files, ordered, unplaced, located, unauditable, audited)
 
 
 def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
@@ -140,7 +153,7 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     A value that failed to parse and a later check on the same field of the
     same row are one problem: the first reported is kept.
     """
-    where = events.select(v.ROW, v.FILE_ID, v.LINE, "table_id", "game", "shoe_id", "round", "seq")
+    where = events.select(PLACE)
     problems = (
         problems.cast(PROBLEM_SCHEMA)
         .join(
