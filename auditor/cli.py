@@ -211,5 +211,42 @@ def simulate() -> None:
     """Write simulated hand histories (for testing and demonstration)."""
 
 
+def _simulate_command(game: str):
+    @simulate.command(game)
+    @click.option("--rounds", type=click.IntRange(min=1), required=True)
+    @click.option("--tables", type=click.IntRange(min=1), default=4, show_default=True)
+    @click.option("--seed", type=int, default=0, show_default=True)
+    @click.option("--faults", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+                  help="Fraction of rounds given one planted fault (0: a clean log).")
+    @click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False))
+    @click.option("--encoding", type=click.Choice(["jsonl", "jsonl.gz", "csv", "csv.gz",
+                                                   "parquet"]),
+                  default="jsonl", show_default=True)
+    def command(rounds, tables, seed, faults, out, encoding):
+        """Write a log, a matching house.toml and (with --faults) truth.tsv to OUT."""
+        import importlib
+
+        from .simulate.writer import write_events, write_house_rules
+
+        module = importlib.import_module(f".simulate.{game}", __package__)
+        sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults)
+        log = write_events(sim.events, out / f"{game}.{encoding}", encoding)
+        extra = {"blackjack": sim.house} if game == "blackjack" else {}
+        house = write_house_rules(sim.tables, out / "house.toml", **extra)
+        written = [log, house]
+        if faults > 0:
+            # tab-separated, so that auditing the folder does not read it as a log
+            sim.truth.write_csv(out / "truth.tsv", separator="\t")
+            written.append(out / "truth.tsv")
+        click.echo(f"{sim.events.height} events, {len(sim.truth)} planted faults: "
+                   + " ".join(str(p) for p in written))
+
+    return command
+
+
+simulate_baccarat = _simulate_command("baccarat")
+simulate_blackjack = _simulate_command("blackjack")
+
+
 if __name__ == "__main__":
     main()
