@@ -11,6 +11,15 @@ from .baccarat import (  # noqa: F401 - each module registers its rules
     shoe,
     wagers,
 )
+from .blackjack import (  # noqa: F401 - each module registers its rules
+    dealer,
+    decisions,
+    insurance,
+    patrons,
+    settlement,
+    surrender,
+    table,
+)
 from .registry import REGISTRY
 
 __all__ = ["REGISTRY"]

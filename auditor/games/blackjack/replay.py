@@ -1,0 +1,153 @@
+"""Every recorded blackjack round, replayed into frames the rules share.
+
+Built once per audit (through `ctx.derived`), over all rounds of all tables
+at once. Keys: `rid` is the integer round id from ingest (one per table_id,
+shoe_id, round); group and join on it rather than on the string columns.
+
+cards(ctx)   one row per card dealt in a round (round >= 1), in dealing order:
+             rid, table_id, shoe_id, round, seq, target, seat, hand, card, value
+             (1-10, ace 1 (b)(2)), k (0-based position of the card in its round)
+hands(ctx)   one row per player hand (rid, seat, hand):
+             values, seqs (the hand's cards in order), n_cards, total (best,
+             (b)(2)), soft, busted, natural (a two-card 21 on hand 1 of a box
+             that never split), box_hands (hands on the box), first_seq, last_seq,
+             actions, action_seqs (the hand's action rows in order)
+dealer(ctx)  one row per round with dealer cards: rid, dealer_values, dealer_seqs,
+             up (the first card's value), hole (the second's), dealer_total,
+             dealer_soft, dealer_blackjack, dealer_busted, dealer_n_cards
+rounds(ctx)  one row per round: rid, table_id, shoe_id, round, start_seq,
+             no_more_bets_seq, end_seq, void, cover_card, time, plus the dealer
+             columns and the table's house settings (dealer_hits_soft_17,
+             blackjack_pays, insurance_pays, surrender, payout_limit, decks, ...)
+wagers(ctx)  the wager rows of rounds (rid, seat, hand, bet, player_id, amount_cents, seq)
+settlements(ctx) the collect / pay / push rows, same columns plus `event`
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from . import engine
+
+ROUND_COLUMNS = ["rid", "table_id", "shoe_id", "round"]
+MONEY_COLUMNS = ["rid", "table_id", "shoe_id", "round", "seq", "seat", "hand", "bet",
+                 "player_id", "amount_cents"]
+
+
+def _in_rounds(ctx: GameContext) -> pl.DataFrame:
+    return ctx.events.filter(pl.col("round") > 0)
+
+
+def build_cards(ctx: GameContext) -> pl.DataFrame:
+    cards = _in_rounds(ctx).filter(pl.col("event") == "card")
+    return cards.select(
+        *ROUND_COLUMNS, "seq", "target", "seat", "hand", "card",
+        engine.card_value(pl.col("card"), ctx.params).alias("value"),
+        pl.int_range(pl.len()).over("rid").alias("k"),
+    )
+
+
+def cards(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("blackjack.cards", build_cards)
+
+
+def build_hands(ctx: GameContext) -> pl.DataFrame:
+    dealt = cards(ctx).filter(pl.col("target") == "seat")
+    acts = (
+        _in_rounds(ctx).filter(pl.col("event") == "action")
+        .group_by("rid", "seat", "hand", maintain_order=True)
+        .agg(pl.col("action").alias("actions"), pl.col("seq").alias("action_seqs"))
+    )
+    hands = (
+        dealt.group_by("rid", "seat", "hand", maintain_order=True)
+        .agg(
+            pl.col("table_id", "shoe_id", "round").first(),
+            pl.col("value").alias("values"),
+            pl.col("seq").alias("seqs"),
+            pl.col("seq").min().alias("first_seq"),
+            pl.col("seq").max().alias("last_seq"),
+        )
+        .join(acts, on=["rid", "seat", "hand"], how="full", coalesce=True)
+    )
+    values = pl.col("values").fill_null(pl.lit([], pl.List(pl.Int8)))
+    box_hands = pl.col("hand").max().over("rid", "seat")
+    return hands.with_columns(
+        values.alias("values"),
+        values.list.len().alias("n_cards"),
+        engine.total(values).alias("total"),
+        engine.is_soft(values).alias("soft"),
+        box_hands.alias("box_hands"),
+        pl.col("actions").fill_null(pl.lit([], pl.List(pl.String))),
+        pl.col("action_seqs").fill_null(pl.lit([], pl.List(pl.Int64))),
+    ).with_columns(
+        (pl.col("total") > engine.TWENTY_ONE).alias("busted"),
+        engine.is_blackjack(pl.col("values"), from_split=pl.col("box_hands") > 1)
+        .alias("natural"),
+    )
+
+
+def hands(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("blackjack.hands", build_hands)
+
+
+def build_dealer(ctx: GameContext) -> pl.DataFrame:
+    dealt = cards(ctx).filter(pl.col("target") == "dealer")
+    dealer = dealt.group_by("rid", maintain_order=True).agg(
+        pl.col("value").alias("dealer_values"),
+        pl.col("seq").alias("dealer_seqs"),
+    )
+    values = pl.col("dealer_values")
+    return dealer.with_columns(
+        values.list.get(0, null_on_oob=True).alias("up"),
+        values.list.get(1, null_on_oob=True).alias("hole"),
+        values.list.len().alias("dealer_n_cards"),
+        engine.total(values).alias("dealer_total"),
+        engine.is_soft(values).alias("dealer_soft"),
+        engine.is_blackjack(values).alias("dealer_blackjack"),
+    ).with_columns((pl.col("dealer_total") > engine.TWENTY_ONE).alias("dealer_busted"))
+
+
+def dealer(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("blackjack.dealer", build_dealer)
+
+
+def _first_seq(event: str) -> pl.Expr:
+    return pl.col("seq").filter(pl.col("event") == event).min()
+
+
+def build_rounds(ctx: GameContext) -> pl.DataFrame:
+    rounds = _in_rounds(ctx).group_by("rid", maintain_order=True).agg(
+        pl.col("table_id", "shoe_id", "round").first(),
+        _first_seq("round_start").alias("start_seq"),
+        _first_seq("no_more_bets").alias("no_more_bets_seq"),
+        _first_seq("round_end").alias("end_seq"),
+        (pl.col("event") == "void").any().alias("void"),
+        (pl.col("event") == "cover_card").any().alias("cover_card"),
+        pl.col("time").min(),
+    )
+    return (
+        rounds.join(dealer(ctx), on="rid", how="left")
+        .join(ctx.tables, on="table_id", how="left")
+    )
+
+
+def rounds(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("blackjack.rounds", build_rounds)
+
+
+def build_wagers(ctx: GameContext) -> pl.DataFrame:
+    return _in_rounds(ctx).filter(pl.col("event") == "wager").select(MONEY_COLUMNS)
+
+
+def wagers(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("blackjack.wagers", build_wagers)
+
+
+def build_settlements(ctx: GameContext) -> pl.DataFrame:
+    settled = _in_rounds(ctx).filter(pl.col("event").is_in(["collect", "pay", "push"]))
+    return settled.select(*MONEY_COLUMNS, "event")
+
+
+def settlements(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("blackjack.settlements", build_settlements)

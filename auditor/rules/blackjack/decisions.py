@@ -1,0 +1,1 @@
+"""Player decisions: drawing, doubling, splitting (c), (d), (g)(1)."""

@@ -1,0 +1,1 @@
+"""Several patrons on one box (h)."""

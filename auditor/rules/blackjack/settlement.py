@@ -1,0 +1,1 @@
+"""Settlement: even money, blackjack, pushes, busts, payout limit, once per wager (a)(2)."""
