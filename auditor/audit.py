@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 import polars as pl
@@ -31,6 +31,7 @@ class AuditResult:
     rulesets: Rulesets
     on: date  # the day whose ruleset applies: the first day of the logs
     rule_ids: list[str]  # rules applied
+    contexts: dict[str, GameContext] = field(default_factory=dict)  # per game, with its frames
 
 
 def _audit_date(events: pl.DataFrame) -> date:
@@ -121,12 +122,16 @@ def _game_findings(
     rs: Rulesets,
     on: date,
     progress: Progress,
+    contexts: dict[str, GameContext],
 ) -> list[pl.DataFrame]:
-    events = ingested.audited.filter(pl.col("game") == game)
+    events = ingested.audited
+    if events.select((pl.col("game") != game).any()).item():
+        events = events.filter(pl.col("game") == game)  # copy only when games are mixed
     if events.is_empty() or not rules:
         return []
     tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
     ctx = GameContext(game, events, house, rs.params(game, on=on), on, tables)
+    contexts[game] = ctx
     out = []
     for rule in rules:
         progress(rule.id)
@@ -145,13 +150,14 @@ def run(
         fnd.as_check_rows(_unlisted_tables(ingested.events, house)),
     ]
     applied = [r.id for r in catalog.REGISTRY.all() if r.scope in ("input", "house")]
+    contexts: dict[str, GameContext] = {}
     for game in GAMES:
         rules = [r for r in catalog.REGISTRY.for_scope(game) if r.check is not None]
-        checks += _game_findings(game, rules, ingested, house, rs, on, progress)
+        checks += _game_findings(game, rules, ingested, house, rs, on, progress, contexts)
         applied += [r.id for r in rules]
     parts = [
         fnd.from_problems(ingested.problems, ingested.files),
         fnd.located(pl.concat(checks), ingested.events, ingested.files),
     ]
     findings = fnd.order(pl.concat(parts))
-    return AuditResult(ingested, findings, house, rs, on, applied)
+    return AuditResult(ingested, findings, house, rs, on, applied, contexts)
