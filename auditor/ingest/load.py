@@ -179,32 +179,55 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     return problems.join(where.drop(v.FILE_ID, v.LINE), on=v.ROW, how="left", maintain_order="left")
 
 
-def _unauditable_rounds(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
-    """Rounds that lost a row: the problem's own round, or for a row whose place
-    is unknown, the rounds of the nearest readable rows before and after it in
-    its file (the lost row may have belonged to either)."""
+_JSON_FIELD = r'"{}"\s*:\s*"?([^",}}]*)'
+
+
+def _recovered(column: str) -> pl.Expr:
+    """A key read back out of the text of a record that did not parse (a truncated JSON
+    line usually still holds its table, shoe and round)."""
+    return pl.col("observed").str.extract(_JSON_FIELD.format(column), 1)
+
+
+def _unauditable_rounds(problems: pl.DataFrame, places: pl.DataFrame) -> pl.DataFrame:
+    """Rounds that lost a row: the problem's own round; for a row whose round is not
+    known, the rounds in progress around it in its file: those of its own table if
+    that much can be read, else of every table in the file (the lost row may belong
+    to any of them), nearest before and after it."""
     known = pl.all_horizontal(pl.col(ROUND_KEY).is_not_null())
     own = problems.filter(known).select(ROUND_KEY)
     orphans = (
-        problems.filter(~known & pl.col(v.LINE).is_not_null()).select(v.FILE_ID, v.LINE).unique()
-    )
-    anchors = (
-        events.filter(pl.all_horizontal(pl.col(ROUND_KEY).is_not_null()))
-        .select(v.FILE_ID, v.LINE, *ROUND_KEY)
-        .sort(v.FILE_ID, v.LINE)
-    )
-    neighbours = [
-        orphans.sort(v.FILE_ID, v.LINE)
-        .join_asof(
-            anchors,
-            on=v.LINE,
-            by=v.FILE_ID,
-            strategy=strategy,
-            allow_exact_matches=False,
-            check_sortedness=False,
+        problems.filter(~known & pl.col(v.LINE).is_not_null())
+        .with_columns(
+            pl.coalesce("table_id", _recovered("table_id")).alias("table_id"),
+            pl.coalesce("shoe_id", _recovered("shoe_id")).alias("shoe_id"),
+            pl.coalesce("round", _recovered("round").cast(pl.Int64, strict=False)).alias("round"),
         )
-        .select(ROUND_KEY)
+        .select(v.FILE_ID, v.LINE, *ROUND_KEY)
+        .unique()
+    )
+    if orphans.is_empty():
+        return own.unique(maintain_order=True)
+    recovered = orphans.filter(known).select(ROUND_KEY)
+    anchors = (
+        places.filter(pl.all_horizontal(pl.col(ROUND_KEY).is_not_null()))
+        .select(v.FILE_ID, v.LINE, *ROUND_KEY)
+        .sort(v.FILE_ID, "table_id", v.LINE)
+    )
+    tables_in_file = anchors.select(v.FILE_ID, "table_id").unique()
+    lost = orphans.filter(~known)
+    candidates = pl.concat(
+        [
+            lost.filter(pl.col("table_id").is_not_null()).select(v.FILE_ID, v.LINE, "table_id"),
+            lost.filter(pl.col("table_id").is_null())
+            .select(v.FILE_ID, v.LINE)
+            .join(tables_in_file, on=v.FILE_ID, how="inner"),
+        ]
+    ).sort(v.FILE_ID, "table_id", v.LINE)
+    neighbours = [
+        candidates.join_asof(
+            anchors, on=v.LINE, by=[v.FILE_ID, "table_id"], strategy=strategy,
+            allow_exact_matches=False, check_sortedness=False,
+        ).select(ROUND_KEY)
         for strategy in ("backward", "forward")
     ]
-    keys = pl.concat([own, *neighbours]).drop_nulls().unique(maintain_order=True)
-    return keys
+    return pl.concat([own, recovered, *neighbours]).drop_nulls().unique(maintain_order=True)

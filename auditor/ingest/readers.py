@@ -150,7 +150,7 @@ def _as_text(value: object) -> str | None:
 
 
 def _malformed(number: int, line: bytes, why: str) -> Problem:
-    excerpt = line[:80].decode("utf-8", "replace")
+    excerpt = line[:200].decode("utf-8", "replace")
     return Problem(
         IN_RECORD_MALFORMED,
         number,
