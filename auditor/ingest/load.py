@@ -153,7 +153,9 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     A value that failed to parse and a later check on the same field of the
     same row are one problem: the first reported is kept.
     """
-    where = events.select(PLACE)
+    # only the rows that have problems are looked up: the event frame is large
+    lines = problems.select(v.FILE_ID, v.LINE).drop_nulls().unique()
+    where = events.select(PLACE).join(lines, on=[v.FILE_ID, v.LINE], how="semi")
     problems = (
         problems.cast(PROBLEM_SCHEMA)
         .join(
