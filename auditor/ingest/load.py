@@ -8,6 +8,7 @@ judged on partial data).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,21 +69,31 @@ class MissingColumn:
     line: int | None  # the header line, where the file has one
 
 
+def _raw_pieces(source: Source) -> Iterator[readers.RawFile]:
+    if source.encoding == "parquet":
+        yield from readers.read_parquet_chunks(source.path)
+    else:
+        yield readers.read(source)
+
+
 def _read_all(
     sources: list[Source],
 ) -> tuple[list[InputFile], list[pl.DataFrame], list[pl.DataFrame], list[MissingColumn]]:
     files, frames, problems, missing = [], [], [], []
     for file_id, source in enumerate(sources):
-        raw = readers.read(source)
-        missing += [MissingColumn(file_id, c, raw.header_line) for c in raw.missing]
-        frame, unparsed = typed(raw.frame, file_id)
-        frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
-        problems += [problems_frame(raw.problems, file_id), unparsed]
+        rows = 0
+        for raw in _raw_pieces(source):
+            missing += [MissingColumn(file_id, c, raw.header_line) for c in raw.missing]
+            frame, unparsed = typed(raw.frame, file_id)
+            del raw.frame  # the untyped copy is not kept
+            frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
+            problems += [problems_frame(raw.problems, file_id), unparsed]
+            rows += frame.height + raw.rows_lost
         files.append(
             InputFile(
                 path=source.path,
                 encoding=source.encoding + (".gz" if source.gzip else ""),
-                rows=frame.height + raw.rows_lost,
+                rows=rows,
                 sha256=_sha256(source.path) if source.path.exists() else "",
                 size=source.path.stat().st_size if source.path.exists() else 0,
             )

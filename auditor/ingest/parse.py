@@ -29,7 +29,6 @@ CANONICAL_SCHEMA: dict[str, pl.DataType] = {
     **{c: pl.Int64() for c in v.INTEGER_COLUMNS},
     "amount_cents": pl.Int64(),
     "accepted": pl.Boolean(),
-    "ts": pl.String(),
     "time": pl.Datetime("us"),
     v.LINE: pl.Int64(),
 }
@@ -86,13 +85,6 @@ def _time(dtype: pl.DataType) -> pl.Expr:
     )
 
 
-def _ts_text(dtype: pl.DataType) -> pl.Expr:
-    col = pl.col("ts")
-    if isinstance(dtype, pl.Datetime):
-        return col.dt.strftime("%Y-%m-%dT%H:%M:%S%.f")
-    return col.cast(pl.String)
-
-
 def _present(raw: pl.DataFrame) -> pl.DataFrame:
     """Add every spec column the file lacks, as nulls (a missing column is reported)."""
     missing = [pl.lit(None, pl.String).alias(c) for c in v.COLUMNS if c not in raw.columns]
@@ -108,7 +100,6 @@ def typed(raw: pl.DataFrame, file_id: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     exprs += [
         _amount_cents(schema["amount"]).alias("amount_cents"),
         _boolean(schema["accepted"]).alias("accepted"),
-        _ts_text(schema["ts"]).alias("ts"),
         _time(schema["ts"]).alias("time"),
         pl.col(v.LINE),
     ]

@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -245,12 +246,33 @@ def _read_csv_by_row(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list
 # --- Parquet ----------------------------------------------------------------
 
 
-def _read_parquet(path: Path) -> RawFile:
+PARQUET_CHUNK_ROWS = 2_000_000
+
+
+def read_parquet_chunks(path: Path, rows: int = PARQUET_CHUNK_ROWS) -> Iterator[RawFile]:
+    """A Parquet file in slices of `rows`, so that only one slice of untyped data is
+    held at a time (a day's log can be tens of millions of rows)."""
     try:
-        frame = pl.read_parquet(path)
+        scan = pl.scan_parquet(path)
+        columns = scan.collect_schema().names()
+        total = scan.select(pl.len()).collect().item()
     except Exception as exc:  # noqa: BLE001 - any failure means the file cannot be read
-        return RawFile(_empty(), [_unreadable(f"the Parquet file cannot be read: {exc}")])
-    keep = [c for c in frame.columns if c in TEXT_SCHEMA]
-    missing = _missing(frame.columns)
-    frame = frame.select(keep).with_columns(_line_numbers(frame.height))
-    return RawFile(frame, missing=missing)
+        yield RawFile(_empty(), [_unreadable(f"the Parquet file cannot be read: {exc}")])
+        return
+    keep = [c for c in columns if c in TEXT_SCHEMA]
+    missing = _missing(columns)
+    for offset in range(0, max(total, 1), rows):
+        try:
+            frame = scan.select(keep).slice(offset, rows).collect()
+        except Exception as exc:  # noqa: BLE001 - a damaged row group loses its rows only
+            yield RawFile(_empty(), [_unreadable(
+                f"rows {offset + 1} to {min(offset + rows, total)} of the Parquet file cannot "
+                f"be read: {exc}", line=offset + 1)], rows_lost=min(rows, total - offset))
+            continue
+        yield RawFile(frame.with_columns(_line_numbers(frame.height, start=offset + 1)),
+                      missing=missing if offset == 0 else [])
+
+
+def _read_parquet(path: Path) -> RawFile:
+    chunks = list(read_parquet_chunks(path, rows=1 << 62))
+    return chunks[0]
