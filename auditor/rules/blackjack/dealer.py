@@ -1,1 +1,276 @@
-"""Dealer play (g)(2)-(3)."""
+"""Dealer play (g)(2)-(3).
+
+Every dealer card after the second is judged against the dealer's hand just before it,
+and the dealer's last card against the hand it left. (g)(2) is subject to (g)(3), so
+a round is first sorted by whether any outcome could still change:
+
+* open: the dealer has no blackjack and some player hand is still live (not busted,
+  not surrendered, not a natural). The dealer must follow (g)(2): BJ501 reports each
+  card drawn where (g)(2) says stand, and a stand where (g)(2) says draw.
+* settled: every player hand is busted, surrendered or a natural, or the dealer has
+  blackjack. (g)(3) allows no draw at all: BJ502 reports the first card drawn, once a
+  round, whatever the dealer's total (BJ501 does not judge these rounds).
+
+Void rounds and rounds where the dealer has fewer than two cards are not judged.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from ...games.blackjack import engine, replay
+from ..registry import Rule, register
+
+GAME = "blackjack"
+KEY = ["table_id", "shoe_id", "round"]
+
+
+def _hand(total: pl.Expr, soft: pl.Expr) -> pl.Expr:
+    """'soft 17', 'hard 16'."""
+    return pl.format("{} {}", pl.when(soft).then(pl.lit("soft")).otherwise(pl.lit("hard")), total)
+
+
+def _split_moves(ctx: GameContext) -> pl.DataFrame:
+    """The card each split moves to the new hand (rid, seat, seq of the card, new_hand).
+
+    A pair's second card is recorded with the hand it was dealt to, before the split;
+    the split makes it the first card of the new hand, numbered (by the conventions)
+    one above the hands on the box so far. It is the latest card recorded to the split
+    hand before the split action (for a re-split, the hand's card dealt after the
+    earlier split)."""
+    split = (pl.col("event") == "action") & (pl.col("action") == "split") & (pl.col("round") > 0)
+    splits = (
+        ctx.events.filter(split)
+        .select("rid", "seat", "hand", "seq")
+        .with_columns((pl.int_range(pl.len()).over("rid", "seat") + 2).alias("new_hand"))
+    )
+    dealt = (
+        replay.cards(ctx)
+        .filter(pl.col("target") == "seat")
+        .select("rid", "seat", "hand", pl.col("seq").alias("card_seq"))
+    )
+    return (
+        splits.join(dealt, on=["rid", "seat", "hand"], how="inner")
+        .filter(pl.col("card_seq") < pl.col("seq"))
+        .group_by("rid", "seat", "new_hand")
+        .agg(pl.col("card_seq").max())
+        # a card moves once: a degenerate second split with no card between moves nothing
+        .sort("new_hand")
+        .unique(["rid", "seat", "card_seq"], keep="first")
+        .select("rid", "seat", pl.col("card_seq").alias("seq"), "new_hand")
+    )
+
+
+def _busted_hands(ctx: GameContext) -> pl.DataFrame:
+    """Per player hand (rid, seat, hand): whether it busted, counting a split pair's second
+    card on the hand the split made, not the one its `card` row names."""
+    dealt = replay.cards(ctx).filter(pl.col("target") == "seat")
+    moved = _split_moves(ctx)
+    hand = pl.coalesce("new_hand", "hand").alias("hand")
+    return (
+        dealt.join(moved, on=["rid", "seat", "seq"], how="left")
+        .group_by("rid", "seat", hand)
+        .agg(pl.col("value").alias("values"))
+        .select(
+            "rid",
+            "seat",
+            "hand",
+            (engine.total(pl.col("values")) > engine.TWENTY_ONE).alias("busted"),
+        )
+    )
+
+
+def _round_state(ctx: GameContext) -> pl.DataFrame:
+    """Per round: whether an outcome can still change when the dealer plays (g)(3).
+
+    The dealer's blackjack is read from the first two cards only, so that a card drawn
+    after it does not hide it."""
+    # replay.hands counts a split pair's second card on the hand it was dealt to; the
+    # hands' busts are recounted with it on the hand the split made
+    hands = (
+        replay.hands(ctx)
+        .drop("busted")
+        .join(_busted_hands(ctx), on=["rid", "seat", "hand"], how="full", coalesce=True)
+        .with_columns(
+            pl.col("busted").fill_null(False),
+            pl.col("natural").fill_null(False),
+            pl.col("actions").fill_null(pl.lit([], pl.List(pl.String))),
+        )
+    )
+    surrendered = pl.col("actions").list.contains("surrender")
+    live = ~pl.col("busted") & ~pl.col("natural") & ~surrendered
+    players = hands.group_by("rid").agg(
+        live.any().alias("live"),
+        pl.col("busted").sum().alias("n_busted"),
+        surrendered.sum().alias("n_surrendered"),
+        pl.col("natural").sum().alias("n_natural"),
+    )
+    up, hole = pl.col("up"), pl.col("hole")
+    ace, ten = engine.ACE, 10
+    dealer_bj = ((up == ace) & (hole == ten)) | ((up == ten) & (hole == ace))
+    return (
+        replay.rounds(ctx)
+        .filter(~pl.col("void") & (pl.col("dealer_n_cards") >= 2))
+        .join(players, on="rid", how="left")
+        .select(
+            "rid",
+            "dealer_hits_soft_17",
+            "dealer_n_cards",
+            dealer_bj.fill_null(False).alias("dealer_bj"),
+            "n_busted",
+            "n_surrendered",
+            "n_natural",
+            (pl.col("live").fill_null(False) & ~dealer_bj.fill_null(False)).alias("open"),
+        )
+    )
+
+
+def dealer_cards(ctx: GameContext) -> pl.DataFrame:
+    """One row per dealer card of a judged round, with the hand before and after it:
+    n (1-based position), total/soft (after the card), before_total/before_soft."""
+    dealt = replay.cards(ctx).filter(pl.col("target") == "dealer")
+    after = engine.running_totals(pl.col("value"), over="rid")
+    return (
+        dealt.with_columns(**after)
+        .with_columns(
+            pl.col("total").shift(1).over("rid").alias("before_total"),
+            pl.col("soft").shift(1).over("rid").alias("before_soft"),
+        )
+        .rename({"n_cards": "n"})
+        .join(_round_state(ctx), on="rid", how="inner")
+    )
+
+
+def _select(frame: pl.DataFrame, message: pl.Expr, expected: pl.Expr, observed: pl.Expr):
+    return frame.select(
+        *KEY,
+        "seq",
+        message.alias("message"),
+        expected.alias("expected"),
+        observed.alias("observed"),
+    )
+
+
+# --- BJ501 (g)(2): draw to 17, hitting soft 17 only where the house says so
+
+
+def _soft17_rule(h17: pl.Expr) -> pl.Expr:
+    return pl.when(h17).then(pl.lit("hits soft 17")).otherwise(pl.lit("stands on soft 17"))
+
+
+def dealer_draw_wrong(ctx: GameContext) -> pl.DataFrame:
+    cards = dealer_cards(ctx).filter(pl.col("open"))
+    h17 = pl.col("dealer_hits_soft_17")
+    must_before = engine.dealer_must_draw(
+        pl.col("before_total"), pl.col("before_soft"), ctx.params, h17
+    )
+    must_after = engine.dealer_must_draw(pl.col("total"), pl.col("soft"), ctx.params, h17)
+    before, after = (
+        _hand(pl.col("before_total"), pl.col("before_soft")),
+        _hand(pl.col("total"), pl.col("soft")),
+    )
+    drew = _select(
+        cards.filter((pl.col("n") >= 3) & ~must_before),
+        pl.format(
+            "In round {} the dealer drew {} (card {}) on {}; (g)(2) stands on 17 to 21 and this "
+            "table {}.",
+            "round",
+            "card",
+            "n",
+            before,
+            _soft17_rule(h17),
+        ),
+        pl.format("stand on {}", before),
+        pl.format("drew {} on {}", "card", before),
+    )
+    stood = _select(
+        cards.filter((pl.col("n") == pl.col("dealer_n_cards")) & must_after),
+        pl.format(
+            "In round {} the dealer stood on {} after {} cards; (g)(2) draws until 17 to 21 and "
+            "this table {}.",
+            "round",
+            after,
+            "n",
+            _soft17_rule(h17),
+        ),
+        pl.format("draw on {}", after),
+        pl.format("stood on {}", after),
+    )
+    return pl.concat([drew, stood])
+
+
+DEALER_DRAW_WRONG = register(
+    Rule(
+        "BJ501",
+        "dealer-draw-wrong",
+        "Dealer drew or stood contrary to draw-to-17 and the house soft-17 rule",
+        "9 NYCRR 5324.10(g)(2)",
+        "error",
+        GAME,
+        "In a round where some player hand is still live (not busted, surrendered or a "
+        "natural) and the dealer has no blackjack, each dealer card after the second is judged "
+        "against the dealer's total before it: drawing on 17 to 21 (a soft 17 only where the "
+        "table's `dealer_hits_soft_17` is true) is reported at that card; standing below 17 "
+        "(or on soft 17 where the house hits it) at the dealer's last card. Rounds where no "
+        "outcome could change are BJ502's.",
+        "dealer 10 6 stands with a player on 18; or dealer 10 7 draws; or dealer A 6 stands at "
+        "a table that hits soft 17",
+        "dealer 10 6 draws a 5 and stands on 21; dealer A 6 stands at a table that stands on "
+        "soft 17",
+        check=dealer_draw_wrong,
+    )
+)
+
+
+# --- BJ502 (g)(3): no card that cannot change an outcome
+
+
+def dealer_drew_needlessly(ctx: GameContext) -> pl.DataFrame:
+    drawn = dealer_cards(ctx).filter(~pl.col("open") & (pl.col("n") == 3))
+    why = (
+        pl.when(pl.col("dealer_bj"))
+        .then(pl.lit("the dealer had blackjack"))
+        .otherwise(
+            pl.format(
+                "every player hand was settled ({} busted, {} surrendered, {} natural)",
+                pl.col("n_busted").fill_null(0),
+                pl.col("n_surrendered").fill_null(0),
+                pl.col("n_natural").fill_null(0),
+            )
+        )
+    )
+    extra = pl.col("dealer_n_cards") - 2
+    return _select(
+        drawn,
+        pl.format(
+            "In round {} {}, yet the dealer drew {} card(s), the first {} on {}; under (g)(3) "
+            "the dealer draws nothing when no outcome can change.",
+            "round",
+            why,
+            extra,
+            "card",
+            _hand(pl.col("before_total"), pl.col("before_soft")),
+        ),
+        pl.lit("no dealer card after the second"),
+        pl.format("{} dealer card(s) drawn", extra),
+    )
+
+
+DEALER_DREW_NEEDLESSLY = register(
+    Rule(
+        "BJ502",
+        "dealer-drew-needlessly",
+        "Dealer drew when no outcome could change",
+        "9 NYCRR 5324.10(g)(3)",
+        "error",
+        GAME,
+        "In a round where every player hand is busted, surrendered or a natural (settled at "
+        "the posted odds once the dealer has no blackjack), or the dealer has blackjack, no "
+        "dealer card may follow the second: the first one is reported, once a round, "
+        "whatever the dealer's total. (g)(2) is not judged in these rounds (BJ501).",
+        "the only box holds a natural, the dealer shows 10 6 and draws a 5",
+        "the only box holds a natural, the dealer shows 10 6 and stands",
+        check=dealer_drew_needlessly,
+    )
+)

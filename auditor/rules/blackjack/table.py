@@ -1,1 +1,273 @@
-"""Table and shoe: boxes, deck minimum, card counts, cover card (a)(2)(ii), (b)(1), (j)."""
+"""Table and shoe: boxes, deck minimum, card counts, cover card (a)(2)(ii), (b)(1), (j).
+
+Shoe-level findings (the deck minimum) carry no round; the others are reported at
+the row that shows them. Each rule owns one question: BJ101 the boxes wagered on,
+BJ102 the decks a shoe declares, BJ103 the cards that come out of it, BJ104 the
+rounds dealt from it after the cover card.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from ...games.blackjack import replay
+from ...games.blackjack.shoes import SHOE_KEY, shoes
+from ..registry import Rule, register
+
+GAME = "blackjack"
+# (b)(1)(ii): the optional wagers that need two decks; any other needs six, (b)(1)(iii)
+TWO_DECK_WAGERS = frozenset({"twenty_point_bonus", "in_between"})
+
+
+def _decks(n: pl.Expr) -> pl.Expr:
+    return pl.format("{} {}", n, pl.when(n == 1).then(pl.lit("deck")).otherwise(pl.lit("decks")))
+
+
+def _ordinal(n: pl.Expr) -> pl.Expr:
+    """7th, 21st, 12th."""
+    suffix = (
+        pl.when((n % 100).is_between(11, 13))
+        .then(pl.lit("th"))
+        .when(n % 10 == 1)
+        .then(pl.lit("st"))
+        .when(n % 10 == 2)
+        .then(pl.lit("nd"))
+        .when(n % 10 == 3)
+        .then(pl.lit("rd"))
+        .otherwise(pl.lit("th"))
+    )
+    return pl.format("{}{}", n, suffix)
+
+
+# --- BJ101 (a)(2)(ii): at most seven betting areas
+
+
+def boxes_above_seven(ctx: GameContext) -> pl.DataFrame:
+    """A wager on a box numbered above `max_boxes`: the layout has no such betting area.
+    Boxes are numbered from 1 (seat >= 1 is a format check), so more than seven boxes in
+    a round always include one above seven: each such box is reported once a round, at
+    its first wager row."""
+    most = int(ctx.params["max_boxes"])
+    wagers = replay.wagers(ctx).with_columns(pl.col("seat").n_unique().over("rid").alias("boxes"))
+    above = (
+        wagers.filter(pl.col("seat") > most)
+        .sort("seq")
+        .group_by("rid", "seat", maintain_order=True)
+        .agg(pl.all().first())
+    )
+    return above.select(
+        "table_id",
+        "shoe_id",
+        "round",
+        "seq",
+        pl.format(
+            "Round {} took a wager on box {} ({} boxes wagered on in all); (a)(2)(ii) allows at "
+            "most {} betting areas, boxes 1 to {}.",
+            "round",
+            "seat",
+            "boxes",
+            pl.lit(most),
+            pl.lit(most),
+        ).alias("message"),
+        pl.lit(f"wagers on boxes 1 to {most} only").alias("expected"),
+        pl.format("a wager on box {}", "seat").alias("observed"),
+    )
+
+
+BOX_ABOVE_SEVEN = register(
+    Rule(
+        "BJ101",
+        "box-above-seven",
+        "A wager on a box above seven, or more than seven boxes",
+        "9 NYCRR 5324.10(a)(2)(ii)",
+        "error",
+        GAME,
+        "A `wager` row (any bet) on a box numbered above 7 (`max_boxes`); as boxes are numbered "
+        "from 1, this also covers a round with more than seven boxes. One finding per box and "
+        "round, at the box's first wager row. Everything else about that box (its cards, "
+        "decisions and settlement) is judged by the other rules as for any box.",
+        'a round with {"event":"wager","seat":8,"bet":"main","amount":25}',
+        "a round with wagers on boxes 1, 3 and 7",
+        check=boxes_above_seven,
+    )
+)
+
+
+# --- BJ102 (b)(1): the deck minimum by dealing method and optional wagers
+
+
+def table_minimums(ctx: GameContext) -> pl.DataFrame:
+    """Per table of the log: the fewest decks (b)(1) allows and the paragraph that sets it.
+
+    One row per table (not per round): the optional wagers are a list-valued house
+    setting, read from the house rules rather than the `ctx.tables` columns.
+    """
+    p = ctx.params
+    rows = []
+    for table_id in ctx.tables["table_id"].to_list():
+        settings = ctx.house.table(table_id, GAME).settings
+        offered = set(settings.get("optional_wagers") or [])
+        hand = settings.get("dealt_from", "shoe") == "hand"
+        least, why = (
+            (int(p["min_decks_hand_dealt"]), "(b)(1)(i) dealt from the hand")
+            if hand
+            else (int(p["min_decks"]), "(b)(1) at least one standard deck")
+        )
+        two = int(p["min_decks_twenty_point_or_in_between"])
+        if offered & TWO_DECK_WAGERS and two > least:
+            least, why = two, "(b)(1)(ii) the 20-point bonus or in-between wager is offered"
+        six = int(p["min_decks_other_optional"])
+        if offered - TWO_DECK_WAGERS and six > least:
+            names = ", ".join(sorted(offered - TWO_DECK_WAGERS))
+            least, why = six, f"(b)(1)(iii) an optional wager is offered ({names})"
+        rows.append({"table_id": table_id, "least": least, "why": why})
+    return pl.DataFrame(rows, schema={"table_id": pl.String, "least": pl.Int64, "why": pl.String})
+
+
+def short_shoes(ctx: GameContext) -> pl.DataFrame:
+    judged = shoes(ctx).filter(pl.col("decks").is_not_null())
+    short = judged.join(table_minimums(ctx), on="table_id", how="inner").filter(
+        pl.col("decks") < pl.col("least")
+    )
+    return short.select(
+        *SHOE_KEY,
+        pl.lit(None, pl.Int64).alias("round"),
+        pl.col("shuffle_seq").alias("seq"),
+        pl.format(
+            "Shoe {} was shuffled with {}; table {} needs at least {}: {}.",
+            "shoe_id",
+            _decks(pl.col("decks")),
+            "table_id",
+            _decks(pl.col("least")),
+            "why",
+        ).alias("message"),
+        pl.format("at least {}", _decks(pl.col("least"))).alias("expected"),
+        _decks(pl.col("decks")).alias("observed"),
+    )
+
+
+SHOE_BELOW_MINIMUM = register(
+    Rule(
+        "BJ102",
+        "shoe-below-blackjack-deck-minimum",
+        "Shoe below the deck minimum for the game's dealing and optional wagers",
+        "9 NYCRR 5324.10(b)(1)",
+        "error",
+        GAME,
+        "A `shuffle` whose `decks` is below the table's minimum: one deck (`min_decks`; "
+        "`min_decks_hand_dealt` where the house says the game is dealt from the hand), two "
+        "where the 20-point bonus or in-between wager is offered, six where any other optional "
+        "wager is offered (house `optional_wagers`), the highest that applies. Reported once "
+        "per shoe at its shuffle, with no round. A shoe whose shuffle row was lost is not "
+        "judged. The house `decks` setting is not compared: the regulation sets a minimum.",
+        "a 5-deck shuffle on a table whose house rules offer `other_bonus`",
+        "a 6-deck shuffle there; a 2-deck shuffle on a hand-dealt table with no optional wager",
+        check=short_shoes,
+    )
+)
+
+
+# --- BJ103 (b)(1): no card more often than the decks hold
+
+
+def excess_cards(ctx: GameContext) -> pl.DataFrame:
+    """The first copy of each rank and suit beyond `decks`, over the shoe's burn and card
+    rows; shoes whose shuffle was lost have no known deck count and are skipped."""
+    decks = shoes(ctx).filter(pl.col("decks").is_not_null()).select(*SHOE_KEY, "decks")
+    copy_key = [*SHOE_KEY, "card"]
+    cards = (
+        ctx.events.filter(pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null())
+        .select(*SHOE_KEY, "round", "seq", "event", "card")
+        .join(decks, on=SHOE_KEY, how="inner")
+        .with_columns(
+            pl.int_range(1, pl.len() + 1).over(copy_key, order_by="seq").alias("copy"),
+            pl.len().over(copy_key).alias("copies"),
+        )
+    )
+    return cards.filter(pl.col("copy") == pl.col("decks") + 1).select(
+        *SHOE_KEY,
+        pl.when(pl.col("round") > 0).then(pl.col("round")).alias("round"),
+        "seq",
+        pl.format(
+            "Card {} came out of shoe {} ({}) for the {} time ({} at seq {}), more than the "
+            "{} copies the shoe holds; {} in all.",
+            "card",
+            "shoe_id",
+            _decks(pl.col("decks")),
+            _ordinal(pl.col("copy")),
+            "event",
+            "seq",
+            "decks",
+            "copies",
+        ).alias("message"),
+        pl.format("at most {} {}", "decks", "card").alias("expected"),
+        pl.format("{} {}", "copies", "card").alias("observed"),
+    )
+
+
+CARD_OVER_DECKS = register(
+    Rule(
+        "BJ103",
+        "card-more-often-than-shoe-decks",
+        "A card appears in a shoe more often than its decks allow",
+        "9 NYCRR 5324.10(b)(1)",
+        "error",
+        GAME,
+        "Counts each rank and suit over the shoe's `burn` and `card` rows: a shoe of n standard "
+        "decks holds n of each card, so copy n+1 is reported at its row (one finding per card, "
+        "however many copies follow). Shoes whose shuffle row was lost are not judged.",
+        "a 6-deck shoe in which the seven of hearts comes out a 7th time",
+        "a 6-deck shoe in which no card comes out more than 6 times",
+        check=excess_cards,
+    )
+)
+
+
+# --- BJ104 (j): no round after the cover-card round
+
+
+def rounds_after_cover(ctx: GameContext) -> pl.DataFrame:
+    """Every round of a shoe numbered above the round in which its cover card came out:
+    (j) completes that round, then reshuffles. Reported at each such round's start."""
+    covered = shoes(ctx).filter(pl.col("cover_round").is_not_null())
+    late = (
+        replay.rounds(ctx)
+        .select(*SHOE_KEY, "round", "start_seq")
+        .join(covered.select(*SHOE_KEY, "cover_round", "cover_seq"), on=SHOE_KEY, how="inner")
+        .filter(pl.col("round") > pl.col("cover_round"))
+    )
+    return late.select(
+        *SHOE_KEY,
+        "round",
+        pl.col("start_seq").alias("seq"),
+        pl.format(
+            "The cover card of shoe {} came out in round {} (seq {}), yet round {} was dealt "
+            "before a shuffle; (j) completes the cover-card round, then reshuffles.",
+            "shoe_id",
+            "cover_round",
+            "cover_seq",
+            "round",
+        ).alias("message"),
+        pl.format("a shuffle after round {}", "cover_round").alias("expected"),
+        pl.format("round {} dealt from the same shoe", "round").alias("observed"),
+    )
+
+
+ROUND_AFTER_COVER = register(
+    Rule(
+        "BJ104",
+        "round-after-cover-card-round",
+        "A round dealt after the cover-card round, before the shuffle",
+        "9 NYCRR 5324.10(j)",
+        "error",
+        GAME,
+        "The cover card came out in round r (the `round` of the shoe's first `cover_card` row; "
+        "one recorded before round 1 counts as round 1): round r is completed and the cards are "
+        "reshuffled, so every later round of the same shoe is reported at its `round_start`. "
+        "A shoe without a recorded cover card is not judged.",
+        "cover_card in round 52, then round 53 dealt from the same shoe",
+        "cover_card in round 52, round 52 completed, then a shuffle and round 1 of a new shoe",
+        check=rounds_after_cover,
+    )
+)
