@@ -1,1 +1,185 @@
-"""Several patrons on one box (h)."""
+"""Several patrons on one box (h).
+
+A co-patron's rows carry `player_id`; the seated player's have none. BJ601
+counts the patrons wagering on a box, BJ602 and BJ603 what a co-patron may do
+after the deciding player's split or double. The split with the settlement
+rules: a co-patron's settlement row on a split hand the co-patron did not cover
+is BJ602's (BJ706 leaves it); a co-patron's double wager placed alone is
+BJ603's, and is otherwise settled with the hand like any other. Void rounds are
+not judged.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from ...games.blackjack import money, replay
+from ..registry import Rule, register
+from .settlement import patron_split_phantom
+
+BOX = ["rid", "seat"]
+HAND = ["rid", "seat", "hand"]
+
+
+def _live_wagers(ctx: GameContext) -> pl.DataFrame:
+    void = replay.rounds(ctx).filter(pl.col("void")).select("rid")
+    return replay.wagers(ctx).join(void, on="rid", how="anti")
+
+
+def _patron(player_id: pl.Expr) -> pl.Expr:
+    return pl.when(player_id.is_null()).then(pl.lit("the seated player")).otherwise(
+        pl.format("patron {}", player_id)
+    )
+
+
+# --- BJ601 (h)(1): one to three people on a box -------------------------------------------
+
+
+def too_many_patrons(ctx: GameContext) -> pl.DataFrame:
+    most = int(ctx.params["max_patrons_per_box"])
+    # each patron's first wager on the box, in the order they joined it
+    joined = (
+        _live_wagers(ctx)
+        .group_by(*BOX, "player_id")
+        .agg(pl.col("table_id", "shoe_id", "round").first(), pl.col("seq").min())
+        .with_columns(
+            pl.col("seq").rank("ordinal").over(BOX).alias("nth"),
+            pl.len().over(BOX).alias("patrons"),
+        )
+    )
+    over = joined.filter(pl.col("nth") == most + 1)
+    return over.select(
+        *money.ROUND,
+        "seq",
+        pl.format(
+            "{} patrons wagered on box {}; {} became patron {} at seq {}, where at most {} "
+            "may wager on one box.",
+            "patrons", "seat", _patron(pl.col("player_id")), "nth", "seq", pl.lit(most),
+        ).alias("message"),
+        pl.lit(f"at most {most} patrons on a box").alias("expected"),
+        pl.format("{} patrons", "patrons").alias("observed"),
+    )
+
+
+# --- BJ602 (h)(5): a split not covered leaves the co-patron on the first hand ---------------
+
+
+def uncovered_split_settled(ctx: GameContext) -> pl.DataFrame:
+    rows = money.settlements(ctx).filter(
+        ~pl.col("void") & ~pl.col("matched") & patron_split_phantom()
+    )
+    verb = pl.col("event").replace_strict(money.VERB, default=pl.col("event"))
+    row = pl.format("{} {}", verb, money.dollars(pl.col("amount_cents")))
+    return rows.select(
+        *money.ROUND,
+        "seq",
+        pl.format(
+            "Patron {} was {} on box {} hand {} ({} wager) without a wager on that hand; a "
+            "co-patron who does not cover a split has a wager on the first hand only.",
+            "player_id", row, "seat", "hand", "bet",
+        ).alias("message"),
+        pl.format("no settlement for patron {} on hand {}", "player_id", "hand").alias("expected"),
+        row.alias("observed"),
+        # the row moved money on no wager: a pay or push overpaid, a collect overcharged
+        (-pl.col("row_net")).alias("amount_cents"),
+    )
+
+
+# --- BJ603 (h)(4): a co-patron doubles only with the deciding player ---------------------
+
+
+def _deciders(wagers: pl.DataFrame) -> pl.DataFrame:
+    """Who calls the box's decisions (h)(2): the seated player (no player_id), or without
+    one the patron with the highest initial wager (the earliest on a tie)."""
+    mains = wagers.filter((pl.col("bet") == "main") & (pl.col("hand") == 1))
+    return (
+        mains.group_by(*BOX, "player_id")
+        .agg(pl.col("amount_cents").sum(), pl.col("seq").min())
+        .sort(pl.col("player_id").is_not_null(), pl.col("amount_cents"), pl.col("seq"),
+              descending=[False, True, False])
+        .group_by(BOX, maintain_order=True)
+        .agg(pl.col("player_id").first().alias("decider"))
+    )
+
+
+def co_patron_doubled_alone(ctx: GameContext) -> pl.DataFrame:
+    wagers = _live_wagers(ctx)
+    doubled = (
+        replay.hands(ctx)
+        .filter(pl.col("actions").list.contains("double"))
+        .select(*HAND, pl.lit(True).alias("doubled"))
+    )
+    alone = (
+        wagers.filter((pl.col("bet") == "double") & pl.col("player_id").is_not_null())
+        .join(_deciders(wagers), on=BOX, how="left")
+        .join(doubled, on=HAND, how="left")
+        .filter(
+            pl.col("doubled").is_null()
+            & (pl.col("decider").is_null() | (pl.col("player_id") != pl.col("decider")))
+        )
+    )
+    return alone.select(
+        *money.ROUND,
+        "seq",
+        pl.format(
+            "Patron {} placed a double wager of {} on box {} hand {}, where the player calling "
+            "the decisions did not double that hand.",
+            "player_id", money.dollars(pl.col("amount_cents")), "seat", "hand",
+        ).alias("message"),
+        pl.lit("a co-patron doubles only when the deciding player doubles").alias("expected"),
+        pl.lit("co-patron double without a double decision").alias("observed"),
+    )
+
+
+MANY = register(
+    Rule(
+        "BJ601",
+        "too-many-patrons-on-box",
+        "More than three patrons wagering on a box",
+        "9 NYCRR 5324.10(h)(1)",
+        "error",
+        "blackjack",
+        "More people wagering on one box in a round than (h)(1) allows (three): the seated "
+        "player and each distinct player_id with a wager row on the box. One finding per box "
+        "and round, at the first wager of the first patron over the limit.",
+        "Box 2 holds wagers of the seated player and patrons P1, P2 and P3.",
+        "Box 2 holds wagers of the seated player and patrons P1 and P2.",
+        check=too_many_patrons,
+    )
+)
+UNCOVERED = register(
+    Rule(
+        "BJ602",
+        "uncovered-split-settled",
+        "Co-patron settled on a split hand not covered",
+        "9 NYCRR 5324.10(h)(5)",
+        "error",
+        "blackjack",
+        "When the deciding player splits, a co-patron who places no wager on a split hand has "
+        "a wager on the first hand only (h)(5): a collect, pay or push for that co-patron on "
+        "a later hand of the box without a wager of theirs on it is reported at the row "
+        "(amount: what the row moved; positive for a collect). Every other settlement row "
+        "without a wager is BJ706's.",
+        "Box 4 splits 8s; patron P7 does not cover; P7 is paid $25 on hand 2.",
+        "Box 4 splits 8s; patron P7 does not cover; P7 is settled on hand 1 only.",
+        check=uncovered_split_settled,
+    )
+)
+DOUBLED_ALONE = register(
+    Rule(
+        "BJ603",
+        "co-patron-doubled-alone",
+        "Co-patron doubled when the deciding player did not",
+        "9 NYCRR 5324.10(h)(4)",
+        "error",
+        "blackjack",
+        "A co-patron's double wager on a hand where the player calling the decisions (the "
+        "seated player, or without one the highest initial wager, (h)(2)) took no double "
+        "action: (h)(4) lets the others double only when that player does. Reported at the "
+        "double wager; it is settled with the hand as any other wager.",
+        "Box 1's seated player hits 13; patron P2 places a double wager.",
+        "Box 1's seated player doubles on 11; patron P2 doubles too.",
+        check=co_patron_doubled_alone,
+    )
+)

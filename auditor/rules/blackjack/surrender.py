@@ -1,1 +1,201 @@
-"""Surrender (f)."""
+"""Surrender (f).
+
+BJ401 and BJ402 judge the surrender decision (an `action` row `surrender`),
+BJ403 and BJ404 how the surrendered hand's wagers were settled (from
+`money.wagers`: every wager on the hand, a co-patron's included). The split, so
+that nothing is reported twice: a surrender where the house allows none is
+BJ401's whatever its timing (BJ402 judges only tables that allow it); its
+settlement is still judged by BJ403/BJ404, since the half and half was owed
+once the dealer accepted it; a surrendered wager not settled exactly once
+(no row, a second collect or push, a third row) is BJ706's; the hand's wagers
+are no settlement rule's (BJ701-BJ705). Void rounds are not judged.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from ...games.blackjack import decisions, money, replay
+from ..registry import Rule, register
+
+HAND = ["rid", "seat", "hand"]
+TEN = 10  # (f)(1)(ii): an ace, king, queen or jack up; ten-value cards are valued 10
+ACE = 1
+
+
+def _surrenders(ctx: GameContext) -> pl.DataFrame:
+    """Each surrender action with the hand as it stood, and the table's surrender rule."""
+    acts = decisions.decisions(ctx).with_columns(
+        pl.col("seq").rank("ordinal").over(HAND).alias("nth_decision")
+    )
+    allowed = replay.rounds(ctx).select("rid", pl.col("surrender").fill_null(False))
+    return acts.filter(pl.col("action") == "surrender").join(allowed, on="rid", how="left")
+
+
+def _decision_rows(frame: pl.DataFrame, message: pl.Expr, expected: str,
+                   observed: pl.Expr) -> pl.DataFrame:
+    return frame.select(
+        *money.ROUND,
+        "seq",
+        message.alias("message"),
+        pl.lit(expected).alias("expected"),
+        observed.alias("observed"),
+    )
+
+
+# --- BJ401, BJ402 (f)(1): the decision ----------------------------------------------
+
+
+def surrender_not_allowed(ctx: GameContext) -> pl.DataFrame:
+    wrong = _surrenders(ctx).filter(~pl.col("surrender"))
+    return _decision_rows(
+        wrong,
+        pl.format(
+            "Box {} hand {} surrendered at seq {} at a table whose house rules allow no "
+            "surrender.", "seat", "hand", "seq",
+        ),
+        "no surrender (house rules: surrender = false)",
+        pl.lit("surrender"),
+    )
+
+
+def surrender_late(ctx: GameContext) -> pl.DataFrame:
+    # (f)(1): on the first two cards, before any other decision; a hand made by a
+    # split was preceded by the split decision
+    first = (
+        (pl.col("hand") == 1)
+        & (pl.col("splits_before") == 0)
+        & (pl.col("n_cards") == 2)
+        & (pl.col("nth_decision") == 1)
+    )
+    wrong = _surrenders(ctx).filter(pl.col("surrender") & ~first)
+    why = (
+        pl.when((pl.col("hand") != 1) | (pl.col("splits_before") > 0))
+        .then(pl.lit("after a split"))
+        .when(pl.col("nth_decision") > 1)
+        .then(pl.format("after {} earlier decision(s) on the hand", pl.col("nth_decision") - 1))
+        .otherwise(pl.format("on {} cards", "n_cards"))
+    )
+    return _decision_rows(
+        wrong,
+        pl.format(
+            "Box {} hand {} surrendered at seq {} {}, holding {} cards; surrender is allowed "
+            "only as the first decision on the first two cards.",
+            "seat", "hand", "seq", why, "n_cards",
+        ),
+        "surrender only as the first decision, on the first two cards",
+        pl.format("surrender {}", why),
+    )
+
+
+# --- BJ403, BJ404 (f)(1)(i), (ii): the settlement -----------------------------------------
+
+
+def _surrendered(ctx: GameContext) -> pl.DataFrame:
+    return money.wagers(ctx).filter(
+        pl.col("judged") & (pl.col("outcome") == "surrendered") & pl.col("settled_once")
+    )
+
+
+def surrender_2_9_settled_wrong(ctx: GameContext) -> pl.DataFrame:
+    # (f)(1)(i): "collect immediately one-half ... and return one-half": before the
+    # next card or decision of the round
+    frame = _surrendered(ctx).filter(pl.col("up").is_between(2, 9))
+    late = pl.col("settled_right") & (
+        pl.col("last_settled_seq") > pl.col("next_seq")
+    ).fill_null(False)
+    message = (
+        pl.when(pl.col("settled_right"))
+        .then(
+            pl.format(
+                "{}: {}; it was settled only at seq {}, after play went on at seq {}, where "
+                "half is collected and half returned immediately.",
+                "who", "outcome_text", "last_settled_seq", "next_seq",
+            )
+        )
+        .otherwise(money.misjudged_message())
+    )
+    seq = pl.when(pl.col("settled_right")).then("last_settled_seq").otherwise("settled_seq")
+    return money.findings(frame.filter(~pl.col("settled_right") | late), message, seq)
+
+
+def surrender_ten_settled_wrong(ctx: GameContext) -> pl.DataFrame:
+    # (f)(1)(ii): the whole wager if the dealer has blackjack, else half and half
+    frame = _surrendered(ctx).filter(pl.col("up").is_in([ACE, TEN]) & ~pl.col("settled_right"))
+    return money.findings(frame)
+
+
+SETTLED = (
+    " Every wager on the hand is judged (a co-patron's too); one finding per wager; a "
+    "wager not settled exactly once is BJ706's. Void rounds are not judged."
+)
+
+NOT_ALLOWED = register(
+    Rule(
+        "BJ401",
+        "surrender-not-allowed",
+        "Surrender where the house does not allow it",
+        "9 NYCRR 5324.10(f)(1)",
+        "error",
+        "blackjack",
+        "A surrender action at a table whose house rules say surrender = false ((f)(1): the "
+        "facility may allow it). Reported at the action row; the settlement is BJ403/BJ404's.",
+        "surrender = false; box 1 holds 16 against a ten and surrenders.",
+        "surrender = false; box 1 holds 16 against a ten and hits.",
+        check=surrender_not_allowed,
+    )
+)
+LATE = register(
+    Rule(
+        "BJ402",
+        "surrender-not-first-decision",
+        "Surrender not as the first decision on the first two cards",
+        "9 NYCRR 5324.10(f)(1)",
+        "error",
+        "blackjack",
+        "At a table that allows surrender, a surrender that is not the hand's first decision "
+        "on its first two cards: after a hit or another decision, with more than two cards, "
+        "or on a hand made by a split (the split was the decision). Split cards are counted "
+        "on the hand the split made. Reported at the action row; surrenders where the house "
+        "allows none are BJ401's.",
+        "Box 1 holds 10-2, hits a 4, then surrenders 16.",
+        "Box 1 holds 10-6 and surrenders as its first decision.",
+        check=surrender_late,
+    )
+)
+LOW_UP = register(
+    Rule(
+        "BJ403",
+        "surrender-2-9-settled-wrong",
+        "Surrender against a 2-9 not settled half and half",
+        "9 NYCRR 5324.10(f)(1)(i)",
+        "error",
+        "blackjack",
+        "A hand surrendered against a dealer's 2-9 up card must have half of each wager "
+        "collected and half returned (a collect and a push row), immediately: before the next "
+        "card or decision of the round. The whole wager collected or returned, other amounts, "
+        "a pay, or a settlement after play went on (no amount at stake then) is reported."
+        + SETTLED,
+        "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $50 is collected.",
+        "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $25 collected, $25 pushed.",
+        check=surrender_2_9_settled_wrong,
+    )
+)
+HIGH_UP = register(
+    Rule(
+        "BJ404",
+        "surrender-ace-ten-settled-wrong",
+        "Surrender against an ace or ten settled wrong",
+        "9 NYCRR 5324.10(f)(1)(ii)",
+        "error",
+        "blackjack",
+        "A hand surrendered against a dealer's ace or ten-value up card: the whole wager "
+        "collected when the dealer has blackjack, otherwise half collected and half returned "
+        "(a collect and a push row). Any other settlement is reported." + SETTLED,
+        "The dealer shows a king (no blackjack); box 1 surrenders 16 on $30; $30 is collected.",
+        "The dealer shows a king (no blackjack); box 1 surrenders 16 on $30; $15 collected, "
+        "$15 pushed.",
+        check=surrender_ten_settled_wrong,
+    )
+)

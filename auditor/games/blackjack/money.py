@@ -1,0 +1,541 @@
+"""Every blackjack wager with what it was owed and how it was settled: the money frame.
+
+Built once per audit (through `ctx.derived`) from the hands as they ended
+(`decisions.holdings`: a split pair's second card counted on the hand the split
+made, which `replay.hands` does not do), their actions (`replay.hands`), the
+dealer's hand (`replay.rounds`) and the table's house settings, so that the
+insurance, surrender, several-patron and settlement rules all judge the same
+numbers. Money is integer cents throughout; odds such as "3:2" are read as two
+integers, so $25 at 3:2 pays 2500 * 3 // 2 = 3750 cents and at 6:5 3000.
+
+`wagers(ctx)`: one row per wager, keyed rid, seat, hand, bet, player_id (null:
+the seated player); a patron's several rows on one key are one wager (summed).
+  table_id shoe_id round
+  staked_cents wager_seq wager_rows   the stake, its first row, how many rows
+  judged        the outcome can be replayed: the round is not void, the dealer has
+                two cards and (but for insurance) the hand has two cards
+  outcome       main, double, split: win / natural / push / lose / bust / surrendered;
+                insurance: win (the dealer has blackjack) / lose; null where not judged
+  total n_cards natural busted surrendered surrender_seq next_seq   from the hand:
+                next_seq is the first card or action of the round after the surrender
+  up hole dealer_total dealer_blackjack dealer_busted play_seq   from the dealer:
+                play_seq is the first action, or card after the hole card, of the round
+  odds          the pay odds ("1:1", the table's blackjack_pays or insurance_pays)
+  expected_kind pay / push / collect / surrender (half collected, half returned)
+  due_cents     a pay's winnings at the odds, before the payout limit
+  room_cents    what the table's payout_limit leaves the wager: the limit per hand and
+                wager-holder less the winnings owed on that holder's earlier wagers on
+                the hand ((a)(2)(vi)); null for insurance and for wagers not paid
+  expected_cents      pay: the winnings at the odds within the room; push, collect: the
+                      stake; surrender: the half collected (stake // 2)
+  expected_max_cents  the same, rounded up where the odds or the half give a part cent
+  expected_net  the patron's result: +winnings, 0, -stake, -half
+  n_settled n_pay n_push n_collect pay_cents push_cents collect_cents   the recorded
+                collect / pay / push rows with the wager's key
+  settled_kind settled_cents settled_seq last_settled_seq   the first row, the last seq
+  settled_net   the patron's recorded result: pay - collect where there is either, else
+                push - stake; 0 with no row (the chips stay where they were)
+  settled_once  the rows are one settlement (surrender: at most one collect and one push)
+  settled_right that settlement is the one owed (kind and amount)
+  amount_cents  expected_net - settled_net: positive when the patron was underpaid or
+                overcharged
+  who outcome_text expected_text observed_text   words for messages
+
+`settlements(ctx)`: one row per collect / pay / push row of a round: the replay
+columns plus `matched` (a wager has its key), `judged` (that wager's), `void` (the
+round's), `hand_wagered` (the patron has a wager on that hand), `extra` (a row
+beyond the wager's one settlement: a second row, or for a surrender a second
+collect or push or a third row) and `row_net` (what the row moved towards the
+patron: pay and push +amount, collect -amount).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ...audit_context import GameContext
+from . import decisions, engine, replay
+
+KEY = ["rid", "seat", "hand", "bet", "player_id"]
+HAND = ["rid", "seat", "hand"]
+HOLDER = ["rid", "seat", "hand", "player_id"]
+ROUND = ["table_id", "shoe_id", "round"]
+HAND_BETS = ("main", "double", "split")
+
+VERB = {"pay": "paid", "push": "pushed", "collect": "collected"}
+
+
+def dollars(cents: pl.Expr) -> pl.Expr:
+    """"$25.00" from integer cents (the absolute value: signs are said in words)."""
+    cents = cents.abs()
+    return pl.format("${}.{}", cents // 100, (cents % 100).cast(pl.String).str.zfill(2))
+
+
+def card_name(value: pl.Expr) -> pl.Expr:
+    """"an ace", "a ten-value card", "an 8", "a 6": a card value (ace 1) in words."""
+    return (
+        pl.when(value == 1)
+        .then(pl.lit("an ace"))
+        .when(value == 10)
+        .then(pl.lit("a ten-value card"))
+        .when(value == 8)
+        .then(pl.lit("an 8"))
+        .otherwise(pl.format("a {}", value))
+    )
+
+
+def _odds_part(column: str, part: int) -> pl.Expr:
+    """The numerator (1) or denominator (2) of odds written "N:M"."""
+    return pl.col(column).str.extract(r"^(\d+):(\d+)$", part).cast(pl.Int64)
+
+
+# --- the round: dealer, odds, limit, when play began ---------------------------
+
+
+def _play_rows(ctx: GameContext) -> pl.DataFrame:
+    """The card and action rows of rounds: what marks play going on."""
+    return ctx.events.filter(
+        (pl.col("round") > 0) & pl.col("event").is_in(["card", "action"])
+    ).select("rid", "seq", "event")
+
+
+def _play_seq(ctx: GameContext) -> pl.DataFrame:
+    """First action, or card after the hole card, of each round: the check is over by then."""
+    hole = replay.dealer(ctx).select(
+        "rid", pl.col("dealer_seqs").list.get(1, null_on_oob=True).alias("hole_seq")
+    )
+    return (
+        _play_rows(ctx)
+        .join(hole, on="rid", how="inner")
+        .filter((pl.col("event") == "action") | (pl.col("seq") > pl.col("hole_seq")))
+        .group_by("rid")
+        .agg(pl.col("seq").min().alias("play_seq"))
+    )
+
+
+def _rounds(ctx: GameContext) -> pl.DataFrame:
+    limit = (pl.col("payout_limit").cast(pl.Float64) * 100).round().cast(pl.Int64)
+    return (
+        replay.rounds(ctx)
+        .select(
+            "rid", *ROUND, "void", "up", "hole", "dealer_n_cards", "dealer_total",
+            "dealer_blackjack", "dealer_busted", "blackjack_pays", "insurance_pays",
+            limit.alias("limit_cents"),
+        )
+        .join(_play_seq(ctx), on="rid", how="left")
+        .with_columns(
+            (~pl.col("void") & (pl.col("dealer_n_cards").fill_null(0) >= 2)).alias("dealt"),
+            _odds_part("blackjack_pays", 1).alias("bj_num"),
+            _odds_part("blackjack_pays", 2).alias("bj_den"),
+            _odds_part("insurance_pays", 1).alias("ins_num"),
+            _odds_part("insurance_pays", 2).alias("ins_den"),
+        )
+    )
+
+
+# --- the hand: outcome facts and the surrender -----------------------------------
+
+
+def _action_seq(name: str) -> pl.Expr:
+    """Seq of the hand's first action `name` (null when it took none)."""
+    at = pl.col("actions").list.eval((pl.element() == name).arg_max()).list.first()
+    took = pl.col("actions").list.contains(name)
+    return pl.when(took).then(pl.col("action_seqs").list.get(at, null_on_oob=True))
+
+
+def _final_hands(ctx: GameContext) -> pl.DataFrame:
+    """Each hand's cards at the end of play, a split pair's second card on the hand the
+    split made (`decisions.holdings`; replay.hands leaves it on the hand it was dealt to)."""
+    held = decisions.holdings(ctx).filter(pl.col("until").is_null()).sort("rid", "seq")
+    hands = held.group_by(HAND).agg(pl.col("value").alias("values"))
+    split_box = pl.col("hand").max().over("rid", "seat") > 1
+    values = pl.col("values")
+    return hands.select(
+        *HAND,
+        engine.total(values).alias("total"),
+        values.list.len().cast(pl.Int64).alias("n_cards"),
+        # (a)(2)(iii): a two-card 21 on hand 1 of a box that never split
+        engine.is_blackjack(values, from_split=split_box).alias("natural"),
+    ).with_columns((pl.col("total") > engine.TWENTY_ONE).alias("busted"))
+
+
+def _hands(ctx: GameContext) -> pl.DataFrame:
+    acts = replay.hands(ctx).select(
+        *HAND,
+        pl.col("actions").list.contains("surrender").alias("surrendered"),
+        _action_seq("surrender").alias("surrender_seq"),
+    )
+    hands = _final_hands(ctx).join(acts, on=HAND, how="full", coalesce=True)
+    surrenders = hands.filter(pl.col("surrendered")).select(*HAND, "surrender_seq")
+    # (f)(1)(i) "collect immediately": before the next card or decision of the round
+    after = (
+        _play_rows(ctx)
+        .join(surrenders, on="rid", how="inner")
+        .filter(pl.col("seq") > pl.col("surrender_seq"))
+        .group_by(HAND)
+        .agg(pl.col("seq").min().alias("next_seq"))
+    )
+    return hands.join(after, on=HAND, how="left")
+
+
+# --- what was placed and what was recorded ------------------------------------
+
+
+def _placed(ctx: GameContext) -> pl.DataFrame:
+    return replay.wagers(ctx).group_by(KEY).agg(
+        pl.col("amount_cents").sum().alias("staked_cents"),
+        pl.col("seq").min().alias("wager_seq"),
+        pl.len().cast(pl.Int64).alias("wager_rows"),
+    )
+
+
+def _row_text(event: pl.Expr, cents: pl.Expr) -> pl.Expr:
+    return pl.format("{} {}", event.replace_strict(VERB, default=event), dollars(cents))
+
+
+def _settled(ctx: GameContext) -> pl.DataFrame:
+    rows = replay.settlements(ctx).sort("rid", "seq")
+    event, cents = pl.col("event"), pl.col("amount_cents")
+
+    def count(kind: str) -> pl.Expr:
+        return (event == kind).sum().cast(pl.Int64).alias(f"n_{kind}")
+
+    def total(kind: str) -> pl.Expr:
+        return cents.filter(event == kind).sum().alias(f"{kind}_cents")
+
+    return rows.group_by(KEY).agg(
+        pl.len().cast(pl.Int64).alias("n_settled"),
+        *(count(k) for k in VERB),
+        *(total(k) for k in VERB),
+        event.first().alias("settled_kind"),
+        cents.first().alias("settled_cents"),
+        pl.col("seq").first().alias("settled_seq"),
+        pl.col("seq").last().alias("last_settled_seq"),
+        _row_text(event, cents).str.join(", ").alias("observed_text"),
+    )
+
+
+# --- what each wager was owed ---------------------------------------------------
+
+
+def _outcome() -> pl.Expr:
+    """The wager's result: insurance by the hole card (e)(1), a hand by (a)(2)(iii), (v), (f)."""
+    dealer_bj, natural, total = pl.col("dealer_blackjack"), pl.col("natural"), pl.col("total")
+    hand = (
+        pl.when(pl.col("surrendered"))
+        .then(pl.lit("surrendered"))
+        .when(pl.col("busted"))  # a bust loses even when the dealer busts too
+        .then(pl.lit("bust"))
+        .when(dealer_bj)
+        .then(pl.when(natural).then(pl.lit("push")).otherwise(pl.lit("lose")))
+        .when(natural)
+        .then(pl.lit("natural"))
+        .when(pl.col("dealer_busted") | (total > pl.col("dealer_total")))
+        .then(pl.lit("win"))
+        .when(total == pl.col("dealer_total"))
+        .then(pl.lit("push"))
+        .otherwise(pl.lit("lose"))
+    )
+    insurance = pl.when(dealer_bj).then(pl.lit("win")).otherwise(pl.lit("lose"))
+    return (
+        pl.when(~pl.col("judged"))
+        .then(pl.lit(None, pl.String))
+        .when(pl.col("bet") == "insurance")
+        .then(insurance)
+        .otherwise(hand)
+    )
+
+
+def _expected_kind() -> pl.Expr:
+    outcome = pl.col("outcome")
+    return (
+        pl.when(outcome.is_in(["win", "natural"]))
+        .then(pl.lit("pay"))
+        .when(outcome == "push")
+        .then(pl.lit("push"))
+        .when(outcome.is_in(["lose", "bust"]))
+        .then(pl.lit("collect"))
+        # (f)(1)(ii): the whole wager is collected when the dealer has blackjack
+        .when((outcome == "surrendered") & pl.col("dealer_blackjack"))
+        .then(pl.lit("collect"))
+        .when(outcome == "surrendered")
+        .then(pl.lit("surrender"))
+    )
+
+
+def _odds() -> list[pl.Expr]:
+    bet, outcome = pl.col("bet"), pl.col("outcome")
+    num = (
+        pl.when(bet == "insurance")
+        .then(pl.col("ins_num"))
+        .when(outcome == "natural")
+        .then(pl.col("bj_num"))
+        .otherwise(pl.lit(1, pl.Int64))  # (a)(2)(v): any other win is paid even money
+    )
+    den = (
+        pl.when(bet == "insurance")
+        .then(pl.col("ins_den"))
+        .when(outcome == "natural")
+        .then(pl.col("bj_den"))
+        .otherwise(pl.lit(1, pl.Int64))
+    )
+    return [num.alias("odds_num"), den.alias("odds_den")]
+
+
+def _payout_room() -> pl.Expr:
+    """Winnings the limit still allows this wager: the limit per hand and wager-holder
+    ((a)(2)(vi)) less what the holder's earlier wagers on the hand were owed."""
+    limited = pl.col("bet").is_in(HAND_BETS) & (pl.col("expected_kind") == "pay")
+    due = pl.when(limited).then(pl.col("due_cents")).otherwise(0)
+    before = due.cum_sum().over(HOLDER, order_by="wager_seq") - due
+    room = (pl.col("limit_cents") - before).clip(lower_bound=0)
+    return pl.when(limited).then(room)
+
+
+def _expected_amounts() -> list[pl.Expr]:
+    kind, stake, room = pl.col("expected_kind"), pl.col("staked_cents"), pl.col("room_cents")
+    exact, den = stake * pl.col("odds_num"), pl.col("odds_den")
+    low = pl.min_horizontal(exact // den, room)  # min ignores a null room (insurance)
+    high = pl.min_horizontal((exact + den - 1) // den, room)
+    cents = (
+        pl.when(kind == "pay").then(low).when(kind == "surrender").then(stake // 2)
+        .when(kind.is_not_null()).then(stake)
+    )
+    most = (
+        pl.when(kind == "pay").then(high).when(kind == "surrender").then((stake + 1) // 2)
+        .otherwise(cents)
+    )
+    net = (
+        pl.when(kind == "pay").then(pl.col("expected_cents")).when(kind == "push").then(0)
+        .when(kind == "collect").then(-stake)
+        .when(kind == "surrender").then(-pl.col("expected_cents"))
+    )
+    return [cents.alias("expected_cents"), most.alias("expected_max_cents"), net]
+
+
+def _settled_checks() -> list[pl.Expr]:
+    n, kind, cents = pl.col("n_settled"), pl.col("settled_kind"), pl.col("settled_cents")
+    stake, want = pl.col("staked_cents"), pl.col("expected_kind")
+    low, high = pl.col("expected_cents"), pl.col("expected_max_cents")
+    surrendered = pl.col("outcome") == "surrendered"
+    once = (
+        pl.when(surrendered)
+        .then(
+            n.is_between(1, 2)
+            & (pl.col("n_collect") <= 1) & (pl.col("n_push") <= 1) & (pl.col("n_pay") <= 1)
+        )
+        .otherwise(n == 1)
+    )
+    one = n == 1
+    right = (
+        pl.when(want == "pay")
+        .then(
+            one & (kind == "pay") & cents.is_between(low, high)
+            # a pay the limit leaves nothing for returns the stake: a push is as right
+            | one & (high == 0) & (kind == "push") & (cents == stake)
+        )
+        .when(want.is_in(["push", "collect"]))
+        .then(one & (kind == want) & (cents == stake))
+        .when(want == "surrender")
+        .then(
+            (n == 2) & (pl.col("n_collect") == 1) & (pl.col("n_push") == 1)
+            & pl.col("collect_cents").is_between(low, high)
+            & (pl.col("collect_cents") + pl.col("push_cents") == stake)
+        )
+    )
+    net = (
+        pl.when(n == 0)
+        .then(0)
+        .when(pl.col("n_pay") + pl.col("n_collect") > 0)
+        .then(pl.col("pay_cents") - pl.col("collect_cents"))
+        .otherwise(pl.col("push_cents") - stake)
+    )
+    return [once.alias("settled_once"), right.alias("settled_right"), net.alias("settled_net")]
+
+
+# --- words ------------------------------------------------------------------------
+
+
+def _who() -> pl.Expr:
+    patron = (
+        pl.when(pl.col("player_id").is_not_null())
+        .then(pl.format(" of patron {}", "player_id"))
+        .otherwise(pl.lit(""))
+    )
+    stake = dollars(pl.col("staked_cents"))
+    return pl.format("Box {} hand {} {} wager{} of {}", "seat", "hand", "bet", patron, stake)
+
+
+def _outcome_text() -> pl.Expr:
+    outcome, total, dealer = pl.col("outcome"), pl.col("total"), pl.col("dealer_total")
+    dealer_bj = pl.col("dealer_blackjack")
+    return (
+        pl.when(pl.col("bet") == "insurance")
+        .then(
+            pl.when(dealer_bj)
+            .then(pl.lit("the dealer had blackjack"))
+            .otherwise(
+                pl.format("the dealer's hole card was {}, not a ten", card_name(pl.col("hole")))
+            )
+        )
+        .when(outcome == "surrendered")
+        .then(
+            pl.format(
+                "it was surrendered against {}{}", card_name(pl.col("up")),
+                pl.when(dealer_bj)
+                .then(pl.lit(" and the dealer had blackjack"))
+                .otherwise(pl.lit("")),
+            )
+        )
+        .when(outcome == "bust")
+        .then(
+            pl.format(
+                "the hand busted with {}{}", total,
+                pl.when(pl.col("dealer_busted"))
+                .then(pl.format(" (the dealer busted too, with {})", dealer))
+                .otherwise(pl.lit("")),
+            )
+        )
+        .when(dealer_bj & pl.col("natural"))
+        .then(pl.lit("a natural against the dealer's blackjack"))
+        .when(dealer_bj)
+        .then(pl.format("the hand's {} lost to the dealer's blackjack", total))
+        .when(outcome == "natural")
+        .then(pl.lit("the hand was a natural"))
+        .when(pl.col("dealer_busted") & (outcome == "win"))
+        .then(pl.format("the hand's {} won when the dealer busted with {}", total, dealer))
+        .when(outcome == "win")
+        .then(pl.format("the hand's {} beat the dealer's {}", total, dealer))
+        .when(outcome == "push")
+        .then(pl.format("the hand tied the dealer at {}", total))
+        .when(outcome == "lose")
+        .then(pl.format("the hand's {} lost to the dealer's {}", total, dealer))
+    )
+
+
+def _expected_text() -> pl.Expr:
+    kind, cents = pl.col("expected_kind"), pl.col("expected_cents")
+    capped = pl.col("room_cents").is_not_null() & (pl.col("room_cents") < pl.col("due_cents"))
+    pay = pl.format(
+        "paid {} ({}:{}{})", dollars(cents), "odds_num", "odds_den",
+        pl.when(capped)
+        .then(pl.format(", capped at the {} payout limit", dollars(pl.col("limit_cents"))))
+        .otherwise(pl.lit("")),
+    )
+    return (
+        pl.when(kind == "pay")
+        .then(pay)
+        .when(kind == "surrender")
+        .then(
+            pl.format(
+                "collected {}, pushed {}", dollars(cents),
+                dollars(pl.col("staked_cents") - cents),
+            )
+        )
+        .when(kind.is_not_null())
+        .then(_row_text(kind, pl.col("staked_cents")))
+    )
+
+
+# --- the frames -------------------------------------------------------------------
+
+
+def build_wagers(ctx: GameContext) -> pl.DataFrame:
+    frame = (
+        _placed(ctx)
+        .join(_rounds(ctx), on="rid", how="left")
+        .join(_hands(ctx), on=HAND, how="left")
+        .join(_settled(ctx), on=KEY, how="left", nulls_equal=True)
+    )
+    hand_known = (pl.col("bet") == "insurance") | (pl.col("n_cards").fill_null(0) >= 2)
+    counts = ["n_settled", "n_pay", "n_push", "n_collect", "pay_cents", "push_cents",
+              "collect_cents"]
+    frame = frame.with_columns(
+        (pl.col("dealt").fill_null(False) & hand_known).alias("judged"),
+        pl.col("surrendered").fill_null(False),
+        pl.col(counts).fill_null(0),
+    )
+    frame = frame.with_columns(_outcome().alias("outcome"))
+    frame = frame.with_columns(_expected_kind().alias("expected_kind"), *_odds())
+    frame = frame.with_columns(
+        pl.when(pl.col("expected_kind") == "pay")
+        .then(pl.col("staked_cents") * pl.col("odds_num") // pl.col("odds_den"))
+        .alias("due_cents"),
+        pl.format("{}:{}", "odds_num", "odds_den").alias("odds"),
+    )
+    frame = frame.with_columns(_payout_room().alias("room_cents"))
+    cents, most, net = _expected_amounts()
+    frame = frame.with_columns(cents, most).with_columns(net.alias("expected_net"))
+    frame = frame.with_columns(_settled_checks())
+    return frame.with_columns(
+        (pl.col("expected_net") - pl.col("settled_net")).alias("amount_cents"),
+        _who().alias("who"),
+        _outcome_text().alias("outcome_text"),
+        _expected_text().alias("expected_text"),
+        pl.col("observed_text").fill_null("never settled"),
+    ).sort("rid", "wager_seq")
+
+
+def wagers(ctx: GameContext) -> pl.DataFrame:
+    """Every wager with its outcome, what it was owed and how it was settled (module docstring)."""
+    return ctx.derived("blackjack.money.wagers", build_wagers)
+
+
+def build_settlements(ctx: GameContext) -> pl.DataFrame:
+    owed = wagers(ctx).select(
+        *KEY, pl.lit(True).alias("matched"), "judged",
+        (pl.col("outcome") == "surrendered").alias("_surr"),
+    )
+    void = replay.rounds(ctx).select("rid", "void")
+    on_hand = wagers(ctx).select(*HOLDER).unique().with_columns(pl.lit(True).alias("hand_wagered"))
+    rows = replay.settlements(ctx).sort("rid", "seq")
+    rows = (
+        rows.join(owed, on=KEY, how="left", nulls_equal=True)
+        .join(on_hand, on=HOLDER, how="left", nulls_equal=True)
+        .join(void, on="rid", how="left")
+    )
+    nth = pl.int_range(1, pl.len() + 1).over(KEY, order_by="seq")
+    nth_kind = pl.int_range(1, pl.len() + 1).over(*KEY, "event", order_by="seq")
+    extra = pl.col("matched") & (
+        pl.when(pl.col("_surr")).then((nth > 2) | (nth_kind > 1)).otherwise(nth > 1)
+    )
+    amount = pl.col("amount_cents")
+    return rows.with_columns(
+        pl.col("matched", "hand_wagered", "judged", "void").fill_null(False),
+        nth.cast(pl.Int64).alias("nth"),
+        extra.fill_null(False).alias("extra"),
+        pl.when(pl.col("event") == "collect").then(-amount).otherwise(amount).alias("row_net"),
+    ).drop("_surr")
+
+
+def settlements(ctx: GameContext) -> pl.DataFrame:
+    """Every collect / pay / push row, matched to the wagers (module docstring)."""
+    return ctx.derived("blackjack.money.settlements", build_settlements)
+
+
+# --- what the rules report ---------------------------------------------------------
+
+
+def misjudged_message() -> pl.Expr:
+    """"Box 3 hand 1 main wager of $25.00: the hand's 20 beat the dealer's 18; it was paid
+    $20.00, where it should have been paid $25.00 (1:1)."."""
+    return pl.format(
+        "{}: {}; it was {}, where it should have been {}.",
+        "who", "outcome_text", "observed_text", "expected_text",
+    )
+
+
+def findings(
+    frame: pl.DataFrame, message: pl.Expr | None = None, seq: pl.Expr | None = None
+) -> pl.DataFrame:
+    """Check rows (registry.CHECK_COLUMNS) for wagers of `frame` settled otherwise than owed:
+    at the wager's first settlement row, with the money at stake (null when none)."""
+    amount = pl.col("amount_cents")
+    return frame.select(
+        *ROUND,
+        (pl.col("settled_seq") if seq is None else seq).alias("seq"),
+        (misjudged_message() if message is None else message).alias("message"),
+        pl.col("expected_text").alias("expected"),
+        pl.col("observed_text").alias("observed"),
+        pl.when(amount != 0).then(amount).alias("amount_cents"),
+    )
