@@ -66,7 +66,10 @@ def test_every_planted_fault_is_found_on_its_round(game, tmp_path):
             & (pl.col("shoe_id") == fault["shoe_id"])
         )
         if fault["seq"] is not None:
-            same = same & ((pl.col("seq") == fault["seq"]) | (pl.col("round") == fault["round"]))
+            at = pl.col("seq") == fault["seq"]
+            if fault["round"] is not None:
+                at = at | (pl.col("round") == fault["round"])
+            same = same & at
         elif fault["round"] not in (None, 0):
             same = same & (pl.col("round") == fault["round"])
         hits = found.filter(same)

@@ -7,8 +7,9 @@ shoe_id, round); group and join on it rather than on the string columns.
 cards(ctx)   one row per card dealt in a round (round >= 1), in dealing order:
              rid, table_id, shoe_id, round, seq, target, seat, hand, card, value
              (1-10, ace 1 (b)(2)), k (0-based position of the card in its round)
-hands(ctx)   one row per player hand (rid, seat, hand):
-             values, seqs (the hand's cards in order), n_cards, total (best,
+hands(ctx)   one row per player hand (rid, seat, hand) of a round that is not void,
+             as it stood at the end (a split pair's second card on the hand the
+             split made): values, seqs (the hand's cards in order), n_cards, total (best,
              (b)(2)), soft, busted, natural (a two-card 21 on hand 1 of a box
              that never split), box_hands (hands on the box), first_seq, last_seq,
              actions, action_seqs (the hand's action rows in order)
@@ -53,14 +54,19 @@ def cards(ctx: GameContext) -> pl.DataFrame:
 
 
 def build_hands(ctx: GameContext) -> pl.DataFrame:
-    dealt = cards(ctx).filter(pl.col("target") == "seat")
+    # A pair's second card is recorded on the hand it was dealt to; a split makes it
+    # the first card of the new hand. The hands hold what `decisions.holdings` says
+    # each held at the end of the round (imported here: decisions builds on cards).
+    from .decisions import holdings
+
+    kept = holdings(ctx).filter(pl.col("until").is_null()).sort("rid", "seat", "hand", "since")
     acts = (
         _in_rounds(ctx).filter(pl.col("event") == "action")
         .group_by("rid", "seat", "hand", maintain_order=True)
         .agg(pl.col("action").alias("actions"), pl.col("seq").alias("action_seqs"))
     )
     hands = (
-        dealt.group_by("rid", "seat", "hand", maintain_order=True)
+        kept.group_by("rid", "seat", "hand", maintain_order=True)
         .agg(
             pl.col("table_id", "shoe_id", "round").first(),
             pl.col("value").alias("values"),
