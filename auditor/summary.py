@@ -73,6 +73,7 @@ def _per_table(result: AuditResult) -> list[dict[str, Any]]:
     unplaced = (
         ing.unplaced.filter(pl.col("table_id").is_not_null())
         .group_by("table_id").agg(pl.len().alias("rows_unplaced"), pl.col("game").first())
+        .with_columns(pl.col("game").cast(pl.String))
     )
     read = (
         read.join(unplaced, on="table_id", how="full", coalesce=True)

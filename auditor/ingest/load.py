@@ -134,28 +134,49 @@ PLACE = [v.ROW, v.FILE_ID, v.LINE, "table_id", "game", "shoe_id", "round", "seq"
 def ingest(sources: list[Source], baccarat_seats: tuple[int, ...] | None = None) -> Ingested:
     files, frames, problems, missing = _read_all(sources)
     empty = pl.DataFrame(schema={**CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
-    events = pl.concat([empty, *frames], how="diagonal_relaxed").with_row_index(v.ROW)
+    events = pl.concat([empty, *frames], how="diagonal_relaxed", rechunk=False).with_row_index(
+        v.ROW
+    )
     del frames
     events = events.with_columns(pl.col(v.ROW).cast(pl.Int64))
     row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
     problems += [_missing_column_problems(missing, row_problems), row_problems]
     keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
     unplaced = events.filter(~keyed)
-    in_file_order = events.filter(keyed).select(v.ROW, v.FILE_ID, v.LINE, "table_id", "seq")
+    in_file_order = events.select(v.ROW, v.FILE_ID, v.LINE, "table_id", "seq", keyed.alias("k"))
+    in_file_order = in_file_order.filter("k").drop("k")
+    if unplaced.height:
+        events = events.filter(keyed)
     # one stable sort by table and seq: every order check and every game rule reads it;
-    # the file-order frame is let go as soon as it is sorted (memory is the limit)
-    ordered = events.filter(keyed).sort("table_id", "seq", maintain_order=True)
+    # the sort takes the only reference to the unsorted frame, so it can release it
+    holder = [events]
     del events
-    ordered = sequence.with_round_ids(ordered)
+    ordered = sequence.with_round_ids(_sorted_releasing(holder))
     problems.append(sequence.seq_problems(in_file_order, ordered))
     problems.append(sequence.order_problems(ordered))
-    places = pl.concat([ordered.select(PLACE), unplaced.select(PLACE)])
+    places = pl.concat([f.select(PLACE).cast({"game": pl.String}) for f in (ordered, unplaced)])
     located = _locate(pl.concat(problems), places)
     unauditable = _unauditable_rounds(located, places)
     audited = ordered
     if unauditable.height:
         audited = ordered.join(unauditable, on=ROUND_KEY, how="anti", maintain_order="left")
     return Ingested(files, ordered, unplaced, located, unauditable, audited)
+
+
+def _sorted_releasing(holder: list[pl.DataFrame]) -> pl.DataFrame:
+    """The frame in `holder` (taken out of it) stably sorted by table and seq, built
+    column by column while the unsorted columns are dropped, so that the log is held
+    about once, not twice."""
+    events = holder.pop()
+    order = events.select(pl.arg_sort_by("table_id", "seq", maintain_order=True)).to_series()
+    columns = []
+    for name in events.columns:
+        column = events.get_column(name).gather(order)
+        if name in v.CATEGORICAL_COLUMNS:
+            column = column.cast(pl.Categorical)  # a few distinct words: 4 bytes a row
+        columns.append(column)
+        events = events.drop(name)
+    return pl.DataFrame(columns)
 
 
 def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:

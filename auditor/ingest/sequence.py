@@ -118,10 +118,14 @@ def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
     `ordered` holds the rows whose keys parsed, sorted by table and seq, with `rid`.
     """
     rounds = _rounds(ordered)
-    late = ordered.join(
-        rounds.filter(pl.col("end_seq").is_not_null()).select("rid", "end_seq"),
-        on="rid", how="inner", maintain_order="left",
-    ).filter(pl.col("seq") > pl.col("end_seq"))
+    # only the columns a problem needs go through the join: the frame is large
+    late = (
+        ordered.select("rid", "seq", "event", "round", "shoe_id", "table_id", v.ROW, v.FILE_ID,
+                       v.LINE)
+        .join(rounds.filter(pl.col("end_seq").is_not_null()).select("rid", "end_seq"),
+              on="rid", how="inner", maintain_order="left")
+        .filter(pl.col("seq") > pl.col("end_seq"))
+    )
     played = rounds.filter(pl.col("round") > 0)
     unshuffled = played.filter(
         pl.col("shuffle_seq").is_null() | (pl.col("shuffle_seq") > pl.col("seq"))

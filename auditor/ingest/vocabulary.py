@@ -109,5 +109,9 @@ FILE_ID = "file_id"
 LINE = "line"
 ROW = "row"
 
+# Columns of a few distinct words, held as categoricals once validated (memory);
+# compare them with strings as usual, cast to String before string operations.
+CATEGORICAL_COLUMNS = ("game", "event", "bet", "action", "mode", "winner")
+
 EVENT_DTYPE = pl.Enum(EVENTS)
 GAME_DTYPE = pl.Enum(GAMES)

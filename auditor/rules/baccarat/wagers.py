@@ -38,13 +38,18 @@ def late_wagers(ctx: GameContext) -> pl.DataFrame:
         *KEY,
         "seq",
         pl.format(
-            "Seat {}'s {} wager was {} {} at seq {}, after \"no more bets\" at seq {}.",
-            "seat", "bet", what, settlement.dollars(pl.col("amount_cents")), "seq",
+            'Seat {}\'s {} wager was {} {} at seq {}, after "no more bets" at seq {}.',
+            "seat",
+            "bet",
+            what,
+            settlement.dollars(pl.col("amount_cents")),
+            "seq",
             "no_more_bets_seq",
         ).alias("message"),
         pl.format("no wager after no_more_bets (seq {})", "no_more_bets_seq").alias("expected"),
-        pl.format("{} wager {} at seq {}", "bet", settlement.dollars(pl.col("amount_cents")), "seq")
-        .alias("observed"),
+        pl.format(
+            "{} wager {} at seq {}", "bet", settlement.dollars(pl.col("amount_cents")), "seq"
+        ).alias("observed"),
     )
 
 
@@ -58,7 +63,9 @@ def off_step_wagers(ctx: GameContext) -> pl.DataFrame:
         "seq",
         pl.format(
             "Seat {}'s {} wager of {} is not a multiple of {}.",
-            "seat", "bet", settlement.dollars(pl.col("amount_cents")),
+            "seat",
+            "bet",
+            settlement.dollars(pl.col("amount_cents")),
             settlement.dollars(pl.lit(step)),
         ).alias("message"),
         pl.format("a multiple of {}", settlement.dollars(pl.lit(step))).alias("expected"),
@@ -77,7 +84,10 @@ def ez_wagers_off_ez(ctx: GameContext) -> pl.DataFrame:
         pl.col("wager_seq").alias("seq"),
         pl.format(
             "Seat {} wagered {} on {} at {}, which is not an EZ baccarat table.",
-            "seat", settlement.dollars(pl.col("staked_cents")), "bet", "table_id",
+            "seat",
+            settlement.dollars(pl.col("staked_cents")),
+            "bet",
+            "table_id",
         ).alias("message"),
         pl.lit("dragon 7 and panda 8 insurance only on an EZ table").alias("expected"),
         pl.format("{} wager on a non-EZ table", "bet").alias("observed"),
@@ -100,7 +110,9 @@ def _unsettled(ctx: GameContext) -> pl.DataFrame:
         pl.col("wager_seq").alias("seq"),
         pl.format(
             "Seat {}'s {} wager of {} was never settled (no collect, pay or push) by round_end.",
-            "seat", "bet", settlement.dollars(pl.col("staked_cents")),
+            "seat",
+            "bet",
+            settlement.dollars(pl.col("staked_cents")),
         ).alias("message"),
         pl.lit("one collect, pay or push").alias("expected"),
         pl.lit("none").alias("observed"),
@@ -113,22 +125,35 @@ def _extra_settlements(ctx: GameContext) -> pl.DataFrame:
     rows = settlement.settlements(ctx)
     rounds = settlement.judged_rounds(ctx).filter(~pl.col("void") & ~pl.col("deal_only"))
     extra = rows.filter(
-        pl.col("event").is_in(settlement.SETTLE_EVENTS)
-        & (~pl.col("wagered") | (pl.col("nth") > 1))
+        pl.col("event").is_in(settlement.SETTLE_EVENTS) & (~pl.col("wagered") | (pl.col("nth") > 1))
     ).join(rounds.select(KEY), on=KEY, how="semi")
-    verb = pl.col("event").replace({"pay": "paid", "push": "pushed", "collect": "collected"})
+    verb = (
+        pl.col("event")
+        .cast(pl.String)
+        .replace({"pay": "paid", "push": "pushed", "collect": "collected"})
+    )
     message = (
         pl.when(pl.col("wagered"))
         .then(
             pl.format(
                 "Seat {}'s {} wager was settled again: {} {} at seq {} (settlement {}).",
-                "seat", "bet", verb, settlement.dollars(pl.col("amount_cents")), "seq", "nth",
+                "seat",
+                "bet",
+                verb,
+                settlement.dollars(pl.col("amount_cents")),
+                "seq",
+                "nth",
             )
         )
         .otherwise(
             pl.format(
                 "Seat {} was {} {} on {} at seq {} without a {} wager in the round.",
-                "seat", verb, settlement.dollars(pl.col("amount_cents")), "bet", "seq", "bet",
+                "seat",
+                verb,
+                settlement.dollars(pl.col("amount_cents")),
+                "bet",
+                "seq",
+                "bet",
             )
         )
     )
@@ -173,8 +198,7 @@ STEP = register(
         "9 NYCRR 5324.20(d)(2)",
         "error",
         "baccarat",
-        "A wager row (a stake or a raise) whose amount is not a multiple of $5 (d)(2), on any "
-        "bet.",
+        "A wager row (a stake or a raise) whose amount is not a multiple of $5 (d)(2), on any bet.",
         "wager seat 1 banker $27.",
         "wager seat 1 banker $25.",
         check=off_step_wagers,

@@ -28,8 +28,10 @@ def _live_wagers(ctx: GameContext) -> pl.DataFrame:
 
 
 def _patron(player_id: pl.Expr) -> pl.Expr:
-    return pl.when(player_id.is_null()).then(pl.lit("the seated player")).otherwise(
-        pl.format("patron {}", player_id)
+    return (
+        pl.when(player_id.is_null())
+        .then(pl.lit("the seated player"))
+        .otherwise(pl.format("patron {}", player_id))
     )
 
 
@@ -55,7 +57,12 @@ def too_many_patrons(ctx: GameContext) -> pl.DataFrame:
         pl.format(
             "{} patrons wagered on box {}; {} became patron {} at seq {}, where at most {} "
             "may wager on one box.",
-            "patrons", "seat", _patron(pl.col("player_id")), "nth", "seq", pl.lit(most),
+            "patrons",
+            "seat",
+            _patron(pl.col("player_id")),
+            "nth",
+            "seq",
+            pl.lit(most),
         ).alias("message"),
         pl.lit(f"at most {most} patrons on a box").alias("expected"),
         pl.format("{} patrons", "patrons").alias("observed"),
@@ -69,7 +76,11 @@ def uncovered_split_settled(ctx: GameContext) -> pl.DataFrame:
     rows = money.settlements(ctx).filter(
         ~pl.col("void") & ~pl.col("matched") & patron_split_phantom()
     )
-    verb = pl.col("event").replace_strict(money.VERB, default=pl.col("event"))
+    verb = (
+        pl.col("event")
+        .cast(pl.String)
+        .replace_strict(money.VERB, default=pl.col("event").cast(pl.String))
+    )
     row = pl.format("{} {}", verb, money.dollars(pl.col("amount_cents")))
     return rows.select(
         *money.ROUND,
@@ -77,7 +88,11 @@ def uncovered_split_settled(ctx: GameContext) -> pl.DataFrame:
         pl.format(
             "Patron {} was {} on box {} hand {} ({} wager) without a wager on that hand; a "
             "co-patron who does not cover a split has a wager on the first hand only.",
-            "player_id", row, "seat", "hand", "bet",
+            "player_id",
+            row,
+            "seat",
+            "hand",
+            "bet",
         ).alias("message"),
         pl.format("no settlement for patron {} on hand {}", "player_id", "hand").alias("expected"),
         row.alias("observed"),
@@ -96,8 +111,12 @@ def _deciders(wagers: pl.DataFrame) -> pl.DataFrame:
     return (
         mains.group_by(*BOX, "player_id")
         .agg(pl.col("amount_cents").sum(), pl.col("seq").min())
-        .sort(pl.col("player_id").is_not_null(), pl.col("amount_cents"), pl.col("seq"),
-              descending=[False, True, False])
+        .sort(
+            pl.col("player_id").is_not_null(),
+            pl.col("amount_cents"),
+            pl.col("seq"),
+            descending=[False, True, False],
+        )
         .group_by(BOX, maintain_order=True)
         .agg(pl.col("player_id").first().alias("decider"))
     )
@@ -125,7 +144,10 @@ def co_patron_doubled_alone(ctx: GameContext) -> pl.DataFrame:
         pl.format(
             "Patron {} placed a double wager of {} on box {} hand {}, where the player calling "
             "the decisions did not double that hand.",
-            "player_id", money.dollars(pl.col("amount_cents")), "seat", "hand",
+            "player_id",
+            money.dollars(pl.col("amount_cents")),
+            "seat",
+            "hand",
         ).alias("message"),
         pl.lit("a co-patron doubles only when the deciding player doubles").alias("expected"),
         pl.lit("co-patron double without a double decision").alias("observed"),

@@ -71,8 +71,12 @@ def payout_over_limit(ctx: GameContext) -> pl.DataFrame:
     message = pl.format(
         "{}: {}; it was {}, above the {} left to it under the table's {} payout limit per "
         "hand, where it should have been {}.",
-        "who", "outcome_text", "observed_text", money.dollars(pl.col("room_cents")),
-        money.dollars(pl.col("limit_cents")), "expected_text",
+        "who",
+        "outcome_text",
+        "observed_text",
+        money.dollars(pl.col("room_cents")),
+        money.dollars(pl.col("limit_cents")),
+        "expected_text",
     )
     return money.findings(over, message=message)
 
@@ -88,7 +92,9 @@ def _unsettled(ctx: GameContext) -> pl.DataFrame:
         pl.col("wager_seq").alias("seq"),
         pl.format(
             "{} was never settled (no collect, pay or push); {}, so it should have been {}.",
-            "who", "outcome_text", "expected_text",
+            "who",
+            "outcome_text",
+            "expected_text",
         ).alias("message"),
         pl.col("expected_text").alias("expected"),
         pl.lit("never settled").alias("observed"),
@@ -102,7 +108,11 @@ def _extra_rows(ctx: GameContext) -> pl.DataFrame:
     extra = pl.col("judged") & pl.col("extra")
     orphan = ~pl.col("matched") & ~pl.col("void") & ~patron_split_phantom()
     live = rows.filter(extra | orphan)
-    verb = pl.col("event").replace_strict(money.VERB, default=pl.col("event"))
+    verb = (
+        pl.col("event")
+        .cast(pl.String)
+        .replace_strict(money.VERB, default=pl.col("event").cast(pl.String))
+    )
     row = pl.format("{} {}", verb, money.dollars(pl.col("amount_cents")))
     patron = (
         pl.when(pl.col("player_id").is_not_null())
@@ -112,10 +122,14 @@ def _extra_rows(ctx: GameContext) -> pl.DataFrame:
     where = pl.format("box {} hand {} {} wager{}", "seat", "hand", "bet", patron)
     message = (
         pl.when(pl.col("matched"))
-        .then(pl.format("The {} was settled again at seq {}: {} (settlement {}).",
-                        where, "seq", row, "nth"))
-        .otherwise(pl.format("The {} was {} at seq {}, but no such wager was placed.",
-                             where, row, "seq"))
+        .then(
+            pl.format(
+                "The {} was settled again at seq {}: {} (settlement {}).", where, "seq", row, "nth"
+            )
+        )
+        .otherwise(
+            pl.format("The {} was {} at seq {}, but no such wager was placed.", where, row, "seq")
+        )
     )
     return live.select(
         *money.ROUND,
