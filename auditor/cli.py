@@ -83,10 +83,19 @@ def main() -> None:
 )
 @click.option("--no-report", is_flag=True, help="Skip the PDF and HTML report.")
 @click.option("--paper", type=click.Choice(["A4", "Letter"]), default="A4", show_default=True)
+@click.option(
+    "--detail-per-rule",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="Findings per rule shown in the report with their round replayed.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, quiet):
+def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
+          quiet):
     """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
     from . import audit as audit_mod
+    from . import details as dtl
     from . import findings as fnd
     from . import summary as summ
     from .house import HouseRulesError
@@ -109,11 +118,13 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, quiet
     fnd.write(result.findings, out)
     summary = summ.build(result, datetime.now().astimezone())
     summ.write(summary, out)
+    progress("replaying the rounds to show")
+    dtl.write(dtl.round_details(result, detail_per_rule), out, detail_per_rule)
     if not no_report:
         progress("rendering the report")
         from .report import render
 
-        render(out, paper=paper, rulesets=rs)
+        render(out, paper=paper, rulesets=rs, detail_per_rule=detail_per_rule)
     progress("done")
     if not quiet and sys.stderr.isatty():
         click.echo("", err=True)
@@ -149,13 +160,22 @@ def _exit_status(summary: dict, fail_on: str) -> int:
 @click.option(
     "--rulesets", "rulesets_root", type=click.Path(path_type=Path, file_okay=False), default=None
 )
-def report(out, paper, rulesets_root):
+@click.option(
+    "--detail-per-rule",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Findings per rule shown in detail (default: as many as the audit replayed, "
+    "50 unless `auditor audit --detail-per-rule` said otherwise).",
+)
+def report(out, paper, rulesets_root, detail_per_rule):
     """Re-render report.pdf and report.html in OUT from its findings and summary."""
     from .report import render
 
     if not (out / "summary.json").exists() or not (out / "findings.parquet").exists():
         raise Failure(f"{out}: no summary.json and findings.parquet here; run `auditor audit`")
-    paths = render(out, paper=paper, rulesets=_rulesets(rulesets_root))
+    paths = render(
+        out, paper=paper, rulesets=_rulesets(rulesets_root), detail_per_rule=detail_per_rule
+    )
     click.echo(" ".join(str(p) for p in paths))
 
 

@@ -28,7 +28,8 @@ def main(source: Path, out: Path, rows: int = 400) -> None:
     for number, line in enumerate(lines, start=1):
         if number in DAMAGE:
             change = DAMAGE[number]
-            line = line[: len(line) // 2] if change is None else json.dumps(change(json.loads(line)))
+            row = json.loads(line)
+            line = line[: len(line) // 2] if change is None else json.dumps(change(row))
         damaged.append(line)
     damaged.insert(200, damaged[198])  # a duplicate row: its seq is used twice
     out.mkdir(parents=True, exist_ok=True)
