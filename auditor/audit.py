@@ -114,6 +114,34 @@ def _unlisted_tables(events: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
     )
 
 
+# Rows of one batch of tables: the rules' shared frames are built per batch, so the
+# memory they take follows the batch, not the whole log.
+BATCH_ROWS = 3_000_000
+
+
+def _batches(events: pl.DataFrame, tables: pl.DataFrame) -> list[list[str]]:
+    """Tables in batches of about BATCH_ROWS rows, a pit never split (the (g)(3) rule
+    compares the tables of a pit); a table without a pit is a group of its own."""
+    sizes = events.group_by("table_id").len().join(
+        tables.select("table_id", "pit"), on="table_id", how="left"
+    )
+    groups = (
+        sizes.with_columns(pl.coalesce("pit", pl.format("table:{}", "table_id")).alias("group"))
+        .group_by("group", maintain_order=True)
+        .agg(pl.col("table_id"), pl.col("len").sum())
+        .sort("group")
+    )
+    batches: list[list[str]] = [[]]
+    rows = 0
+    for table_ids, length in groups.select("table_id", "len").iter_rows():
+        if batches[-1] and rows + length > BATCH_ROWS:
+            batches.append([])
+            rows = 0
+        batches[-1].extend(table_ids)
+        rows += length
+    return batches
+
+
 def _game_findings(
     game: str,
     rules: list[Rule],
@@ -129,14 +157,31 @@ def _game_findings(
         events = events.filter(pl.col("game") == game)  # copy only when games are mixed
     if events.is_empty() or not rules:
         return []
+    params = rs.params(game, on=on)
     tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
-    ctx = GameContext(game, events, house, rs.params(game, on=on), on, tables)
-    contexts[game] = ctx
+    batches = _batches(events, tables)
     out = []
-    for rule in rules:
-        progress(rule.id)
-        out.append(fnd.from_check(rule, rule.check(ctx), game))
+    for number, batch in enumerate(batches, start=1):
+        part = events if len(batches) == 1 else events.filter(pl.col("table_id").is_in(batch))
+        ctx = GameContext(game, part, house, params, on, tables)
+        for rule in rules:
+            progress(f"{rule.id} ({game} tables batch {number}/{len(batches)})")
+            out.append(fnd.from_check(rule, rule.check(ctx), game))
+        if len(batches) == 1:
+            contexts[game] = ctx
+    if len(batches) > 1:
+        contexts[game] = _context_of_findings(game, events, out, house, params, on, tables)
     return out
+
+
+def _context_of_findings(game: str, events: pl.DataFrame, checks: list[pl.DataFrame],
+                         house: HouseRules, params: dict, on: date,
+                         tables: pl.DataFrame) -> GameContext:
+    """A context over the shoes that have findings only, for the report's replays (its
+    frames are per round and per shoe, so they come out as over the whole log)."""
+    shoes = pl.concat(checks).select("table_id", "shoe_id").drop_nulls().unique()
+    part = events.join(shoes, on=["table_id", "shoe_id"], how="semi")
+    return GameContext(game, part, house, params, on, tables)
 
 
 def run(

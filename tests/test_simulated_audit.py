@@ -90,3 +90,15 @@ def test_every_planted_fault_is_found_on_its_round(game, tmp_path):
 
 def rs_has(citation: str) -> bool:
     return load_rulesets().has_paragraph(citation)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_tables_audited_in_batches_give_the_same_findings(game, tmp_path, monkeypatch):
+    _, whole = _audit_simulation(game, tmp_path, faults=0.1, seed=5)
+    monkeypatch.setattr(audit, "BATCH_ROWS", 2_000)  # several batches of tables
+    events = whole.ingested.audited
+    tables = events["table_id"].unique().to_list()
+    assert len(audit._batches(events, pl.DataFrame({"table_id": tables, "pit": tables}))) > 1
+    _, batched = _audit_simulation(game, tmp_path, faults=0.1, seed=5)
+    assert batched.findings.equals(whole.findings)
+    assert set(batched.contexts) == {game}
