@@ -11,6 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...games import common
 from ...games.blackjack import replay
 from ...games.blackjack.shoes import SHOE_KEY, shoes
 from ..registry import Rule, register
@@ -18,26 +19,6 @@ from ..registry import Rule, register
 GAME = "blackjack"
 # (b)(1)(ii): the optional wagers that need two decks; any other needs six, (b)(1)(iii)
 TWO_DECK_WAGERS = frozenset({"twenty_point_bonus", "in_between"})
-
-
-def _decks(n: pl.Expr) -> pl.Expr:
-    return pl.format("{} {}", n, pl.when(n == 1).then(pl.lit("deck")).otherwise(pl.lit("decks")))
-
-
-def _ordinal(n: pl.Expr) -> pl.Expr:
-    """7th, 21st, 12th."""
-    suffix = (
-        pl.when((n % 100).is_between(11, 13))
-        .then(pl.lit("th"))
-        .when(n % 10 == 1)
-        .then(pl.lit("st"))
-        .when(n % 10 == 2)
-        .then(pl.lit("nd"))
-        .when(n % 10 == 3)
-        .then(pl.lit("rd"))
-        .otherwise(pl.lit("th"))
-    )
-    return pl.format("{}{}", n, suffix)
 
 
 # --- BJ101 (a)(2)(ii): at most seven betting areas
@@ -137,13 +118,13 @@ def short_shoes(ctx: GameContext) -> pl.DataFrame:
         pl.format(
             "Shoe {} was shuffled with {}; table {} needs at least {}: {}.",
             "shoe_id",
-            _decks(pl.col("decks")),
+            common.decks_text(pl.col("decks")),
             "table_id",
-            _decks(pl.col("least")),
+            common.decks_text(pl.col("least")),
             "why",
         ).alias("message"),
-        pl.format("at least {}", _decks(pl.col("least"))).alias("expected"),
-        _decks(pl.col("decks")).alias("observed"),
+        pl.format("at least {}", common.decks_text(pl.col("least"))).alias("expected"),
+        common.decks_text(pl.col("decks")).alias("observed"),
     )
 
 
@@ -172,38 +153,7 @@ SHOE_BELOW_MINIMUM = register(
 
 
 def excess_cards(ctx: GameContext) -> pl.DataFrame:
-    """The first copy of each rank and suit beyond `decks`, over the shoe's burn and card
-    rows; shoes whose shuffle was lost have no known deck count and are skipped."""
-    decks = shoes(ctx).filter(pl.col("decks").is_not_null()).select(*SHOE_KEY, "decks")
-    copy_key = [*SHOE_KEY, "card"]
-    cards = (
-        ctx.events.filter(pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null())
-        .select(*SHOE_KEY, "round", "seq", "event", "card")
-        .join(decks, on=SHOE_KEY, how="inner")
-        .with_columns(
-            pl.int_range(1, pl.len() + 1).over(copy_key, order_by="seq").alias("copy"),
-            pl.len().over(copy_key).alias("copies"),
-        )
-    )
-    return cards.filter(pl.col("copy") == pl.col("decks") + 1).select(
-        *SHOE_KEY,
-        pl.when(pl.col("round") > 0).then(pl.col("round")).alias("round"),
-        "seq",
-        pl.format(
-            "Card {} came out of shoe {} ({}) for the {} time ({} at seq {}), more than the "
-            "{} copies the shoe holds; {} in all.",
-            "card",
-            "shoe_id",
-            _decks(pl.col("decks")),
-            _ordinal(pl.col("copy")),
-            "event",
-            "seq",
-            "decks",
-            "copies",
-        ).alias("message"),
-        pl.format("at most {} {}", "decks", "card").alias("expected"),
-        pl.format("{} {}", "copies", "card").alias("observed"),
-    )
+    return common.excess_cards(ctx.events, shoes(ctx))
 
 
 CARD_OVER_DECKS = register(
