@@ -29,10 +29,6 @@ FINDING_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def empty() -> pl.DataFrame:
-    return pl.DataFrame(schema=FINDING_SCHEMA)
-
-
 def _with_metadata(frame: pl.DataFrame) -> pl.DataFrame:
     """Citation and severity come from the registry, never from the check."""
     meta = REGISTRY.metadata_frame().select("rule_id", "citation", "severity")
@@ -127,7 +123,3 @@ def write(findings: pl.DataFrame, out: Path) -> dict[str, Path]:
         for record in findings.iter_rows(named=True):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     return paths
-
-
-def read(out: Path) -> pl.DataFrame:
-    return pl.read_parquet(out / "findings.parquet")

@@ -193,7 +193,3 @@ def write(summary: dict[str, Any], out: Path) -> Path:
     path = out / "summary.json"
     path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
-
-
-def read(out: Path) -> dict[str, Any]:
-    return json.loads((out / "summary.json").read_text(encoding="utf-8"))

@@ -50,10 +50,6 @@ def problems_frame(problems: list[Problem], file_id: int) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=PROBLEM_SCHEMA)
 
 
-def empty_problems() -> pl.DataFrame:
-    return pl.DataFrame(schema=PROBLEM_SCHEMA)
-
-
 def dollars(cents: pl.Expr) -> pl.Expr:
     """Integer cents as dollar text with two decimals: -2550 -> "-25.50"."""
     sign = pl.when(cents < 0).then(pl.lit("-")).otherwise(pl.lit(""))

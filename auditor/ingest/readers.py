@@ -40,9 +40,8 @@ class RawFile:
 
 
 def read(source: Source) -> RawFile:
-    """Read a log file; never raises for bad content, only reports it."""
-    if source.encoding == "parquet":
-        return _read_parquet(source.path)
+    """Read a JSON Lines or CSV log file; never raises for bad content, only reports it.
+    (Parquet is read in slices: `read_parquet_chunks`.)"""
     data, problems = _read_bytes(source)
     if data is None:
         return RawFile(_empty(), problems)
@@ -271,8 +270,3 @@ def read_parquet_chunks(path: Path, rows: int = PARQUET_CHUNK_ROWS) -> Iterator[
             continue
         yield RawFile(frame.with_columns(_line_numbers(frame.height, start=offset + 1)),
                       missing=missing if offset == 0 else [])
-
-
-def _read_parquet(path: Path) -> RawFile:
-    chunks = list(read_parquet_chunks(path, rows=1 << 62))
-    return chunks[0]

@@ -6,8 +6,6 @@ here, so the contract is written down once.
 
 from __future__ import annotations
 
-import polars as pl
-
 # Column name -> the dtype it has once parsed. Money is held in integer cents
 # (`amount_cents`) so that no sum is ever off by a rounding error.
 COLUMNS: tuple[str, ...] = (
@@ -112,6 +110,3 @@ ROW = "row"
 # Columns of a few distinct words, held as categoricals once validated (memory);
 # compare them with strings as usual, cast to String before string operations.
 CATEGORICAL_COLUMNS = ("game", "event", "bet", "action", "mode", "winner")
-
-EVENT_DTYPE = pl.Enum(EVENTS)
-GAME_DTYPE = pl.Enum(GAMES)
