@@ -164,8 +164,9 @@ def _game_findings(
     for number, batch in enumerate(batches, start=1):
         part = events if len(batches) == 1 else events.filter(pl.col("table_id").is_in(batch))
         ctx = GameContext(game, part, house, params, on, tables)
-        for rule in rules:
-            progress(f"{rule.id} ({game} tables batch {number}/{len(batches)})")
+        for index, rule in enumerate(rules, start=1):
+            progress(f"{game} rule {index}/{len(rules)} {rule.id}, tables batch "
+                     f"{number}/{len(batches)}")
             out.append(fnd.from_check(rule, rule.check(ctx), game))
         if len(batches) == 1:
             contexts[game] = ctx

@@ -113,7 +113,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         raise Failure(str(exc)) from None
     progress = _progress(quiet)
     progress(f"reading {len(sources)} file(s)")
-    result = audit_mod.run(sources, house, rs, progress=lambda rule: progress(f"checking {rule}"))
+    result = audit_mod.run(sources, house, rs, progress=lambda step: progress(f"checking {step}"))
     progress("writing findings")
     fnd.write(result.findings, out)
     summary = summ.build(result, datetime.now().astimezone())
