@@ -20,7 +20,8 @@ from .rulesets import Rulesets
 
 GAMES = ("baccarat", "blackjack")
 
-Progress = Callable[[str], None]
+# progress(stage, done, total): what is being done and, where countable, how far along
+Progress = Callable[..., None]
 
 
 @dataclass
@@ -165,8 +166,8 @@ def _game_findings(
         part = events if len(batches) == 1 else events.filter(pl.col("table_id").is_in(batch))
         ctx = GameContext(game, part, house, params, on, tables)
         for index, rule in enumerate(rules, start=1):
-            progress(f"{game} rule {index}/{len(rules)} {rule.id}, tables batch "
-                     f"{number}/{len(batches)}")
+            done = (number - 1) * len(rules) + index - 1
+            progress(f"checking {game}: {rule.id}", done, len(rules) * len(batches))
             out.append(fnd.from_check(rule, rule.check(ctx), game))
         if len(batches) == 1:
             contexts[game] = ctx
@@ -186,7 +187,8 @@ def _context_of_findings(game: str, events: pl.DataFrame, checks: list[pl.DataFr
 
 
 def run(
-    sources: list[Source], house: HouseRules, rs: Rulesets, progress: Progress = lambda _: None
+    sources: list[Source], house: HouseRules, rs: Rulesets,
+    progress: Progress = lambda *_: None,
 ) -> AuditResult:
     seats = tuple(house.baccarat["seats"])
     ingested = ingest(sources, baccarat_seats=seats)

@@ -34,12 +34,16 @@ def _rulesets(root: Path | None):
 
 
 def _progress(quiet: bool):
-    """A one-line progress display on stderr, shown only on a terminal."""
+    """A progress bar on stderr, shown only on a terminal (never in pipes or with --quiet)."""
     if quiet or not sys.stderr.isatty():
-        return lambda _stage: None
+        return lambda *_: None
 
-    def show(stage: str) -> None:
-        click.echo(f"\r\033[Kauditor: {stage}", err=True, nl=False)
+    def show(stage: str, done: int = 0, total: int = 0) -> None:
+        bar = ""
+        if total:
+            filled = round(30 * done / total)
+            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} "
+        click.echo(f"\r\033[Kauditor: {bar}{stage}", err=True, nl=False)
 
     return show
 
@@ -113,7 +117,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         raise Failure(str(exc)) from None
     progress = _progress(quiet)
     progress(f"reading {len(sources)} file(s)")
-    result = audit_mod.run(sources, house, rs, progress=lambda step: progress(f"checking {step}"))
+    result = audit_mod.run(sources, house, rs, progress=progress)
     progress("writing findings")
     fnd.write(result.findings, out)
     summary = summ.build(result, datetime.now().astimezone())
