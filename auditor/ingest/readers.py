@@ -248,7 +248,7 @@ def _read_csv_by_row(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list
 PARQUET_CHUNK_ROWS = 2_000_000
 
 
-def read_parquet_chunks(path: Path, rows: int = PARQUET_CHUNK_ROWS) -> Iterator[RawFile]:
+def read_parquet_chunks(path: Path, rows: int | None = None) -> Iterator[RawFile]:
     """A Parquet file in slices of `rows`, so that only one slice of untyped data is
     held at a time (a day's log can be tens of millions of rows)."""
     try:
@@ -260,6 +260,7 @@ def read_parquet_chunks(path: Path, rows: int = PARQUET_CHUNK_ROWS) -> Iterator[
         return
     keep = [c for c in columns if c in TEXT_SCHEMA]
     missing = _missing(columns)
+    rows = rows or PARQUET_CHUNK_ROWS
     for offset in range(0, max(total, 1), rows):
         try:
             frame = scan.select(keep).slice(offset, rows).collect()
