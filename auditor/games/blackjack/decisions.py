@@ -150,16 +150,15 @@ def _held_at_actions(ctx: GameContext) -> pl.DataFrame:
         )
         .sort("at", "seq")
     )
-    # (g)(1) judges the total as it stood when the player decided: the running total
-    # after the last card held before the action
-    running = engine.running_totals(pl.col("value"), over=["rid", "at"], order_by="seq")
+    # (g)(1) judges the total as it stood when the player decided: the total of the
+    # cards the hand held just before the action
     return (
-        held.with_columns(**running)
-        .group_by("rid", "at")
-        .agg(
-            pl.col("card").alias("cards"),
-            pl.col("value").alias("values"),
-            pl.col("n_cards", "total", "soft").last(),
+        held.group_by("rid", "at", maintain_order=True)
+        .agg(pl.col("card").alias("cards"), pl.col("value").alias("values"))
+        .with_columns(
+            pl.col("values").list.len().alias("n_cards"),
+            engine.total(pl.col("values")).alias("total"),
+            engine.is_soft(pl.col("values")).alias("soft"),
         )
         .rename({"at": "seq"})
     )
