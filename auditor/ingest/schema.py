@@ -83,21 +83,8 @@ def _events_needing(field: str) -> tuple[str, ...]:
 def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
     """Every row-level statement of the format, in reporting order."""
     checks = [_required(c, pl.lit(True), "on every row") for c in v.REQUIRED_COLUMNS]
-    for field in (
-        "seat",
-        "hand",
-        "target",
-        "card",
-        "bet",
-        "amount",
-        "action",
-        "accepted",
-        "mode",
-        "decks",
-        "winner",
-        "player_points",
-        "banker_points",
-    ):
+    # the per-event fields, in column order, as the Events tables require them
+    for field in v.COLUMNS:
         events = _events_needing(field)
         if events:
             checks.append(_required(field, _is_event(*events), "on " + "/".join(events) + " rows"))

@@ -32,6 +32,21 @@ HOURLY_UP_TO_HOURS = 48
 # --- formatting ---------------------------------------------------------------
 
 
+# the per-table counts the summary tables add up, and the money columns
+COUNT_KEYS = (
+    "rows_read",
+    "rows_audited",
+    "rows_reported",
+    "rounds_read",
+    "rounds_audited",
+    "rounds_reported",
+    "findings",
+    "errors",
+    "warnings",
+)
+MONEY_KEYS = ("underpaid", "overcharged", "overpaid")
+
+
 def count(n: int | None) -> str:
     return "—" if n is None else f"{int(n):,}"
 
@@ -321,20 +336,7 @@ def _per_table(summary: dict, findings: pl.DataFrame) -> tuple[list[dict], dict]
                 "overpaid": m.get("overpaid") or 0.0,
             }
         )
-    tabled = {
-        k: sum(r[k] for r in rows)
-        for k in (
-            "rows_read",
-            "rows_audited",
-            "rows_reported",
-            "rounds_read",
-            "rounds_audited",
-            "rounds_reported",
-            "findings",
-            "errors",
-            "warnings",
-        )
-    }
+    tabled = {k: sum(r[k] for r in rows) for k in COUNT_KEYS}
     by_sev = summary["findings"]["by_severity"]
     total = {
         "rows_read": summary["rows"]["read"],
@@ -357,20 +359,7 @@ def _per_game(table_rows: list[dict]) -> list[dict]:
     for t in table_rows:
         g = games.setdefault(t["game"] or "unknown", {"game": t["game"] or "unknown", "tables": 0})
         g["tables"] += 1
-        for k in (
-            "rows_read",
-            "rows_audited",
-            "rows_reported",
-            "rounds_read",
-            "rounds_audited",
-            "rounds_reported",
-            "findings",
-            "errors",
-            "warnings",
-            "underpaid",
-            "overcharged",
-            "overpaid",
-        ):
+        for k in (*COUNT_KEYS, *MONEY_KEYS):
             g[k] = round(g.get(k, 0) + t[k], 2)
     return sorted(games.values(), key=lambda g: g["game"])
 

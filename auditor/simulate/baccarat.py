@@ -124,6 +124,7 @@ import polars as pl
 from ..house import BACCARAT_DEFAULTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
+from .common import TableRounds, offset_text
 
 __all__ = [
     "DEFAULT_START",
@@ -1562,38 +1563,23 @@ class Simulation:
     house: dict[str, Any] = field(default_factory=dict)  # the [baccarat] section used
 
 
-class _Simulator:
+class _Simulator(TableRounds):
     def __init__(self, rounds: int, tables: int, seed: int, faults: float, start: datetime):
         self.rng = random.Random(seed)
         on: date = start.date()
         self.rules = _Rules(load_rulesets().params("baccarat", on=on))
         self.planner = _Planner(faults, rounds)
         self.truth: list[_Truth] = []
-        self._turns: Counter[str] = Counter()
+        TableRounds.__init__(self)
         self.settings = [table_settings(i) for i in range(tables)]
         base, extra = divmod(rounds, tables)
         self.tables = [
             _Table(self, i, s, base + (1 if i < extra else 0)) for i, s in enumerate(self.settings)
         ]
 
-    def turn(self, kind: str, variants: tuple[str, ...]) -> str:
-        """The next variant of a fault kind, in turn, so that each one shows up."""
-        self._turns[kind] += 1
-        return variants[(self._turns[kind] - 1) % len(variants)]
-
-    def run(self) -> None:
-        longest = max((t.budget for t in self.tables), default=0)
-        for _ in range(longest):
-            for table in self.tables:
-                if table.done < table.budget:
-                    table.play_round()
-                    self.planner.rounds_done += 1
-        for table in self.tables:
-            table.flush()
-
     def events(self, start: datetime) -> pl.DataFrame:
         naive = start.replace(tzinfo=None)
-        offset = _offset_text(start)
+        offset = offset_text(start)
         parts = []
         for index, table in enumerate(self.tables):
             if not table.frames:
@@ -1659,16 +1645,6 @@ class _Simulator:
             },
             schema=TRUTH_SCHEMA,
         ).sort("table_id", "shoe_id", "round", "seq", nulls_last=False, maintain_order=True)
-
-
-def _offset_text(start: datetime) -> str:
-    offset = start.utcoffset()
-    if offset is None:
-        return ""
-    minutes = int(offset.total_seconds()) // 60
-    sign = "-" if minutes < 0 else "+"
-    hours, mins = divmod(abs(minutes), 60)
-    return f"{sign}{hours:02d}:{mins:02d}"
 
 
 def simulate(

@@ -135,6 +135,7 @@ from ..house import BLACKJACK_DEFAULTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
 from .baccarat import DEFAULT_START, Simulation
+from .common import TableRounds, offset_text
 
 __all__ = [
     "DEFAULT_START",
@@ -1526,24 +1527,14 @@ TRUTH_SCHEMA = {
 AMOUNT_DTYPE = pl.Decimal(12, 2)
 
 
-def _offset_text(start: datetime) -> str:
-    offset = start.utcoffset()
-    if offset is None:
-        return ""
-    minutes = int(offset.total_seconds()) // 60
-    sign = "-" if minutes < 0 else "+"
-    hours, mins = divmod(abs(minutes), 60)
-    return f"{sign}{hours:02d}:{mins:02d}"
-
-
-class _Simulator:
+class _Simulator(TableRounds):
     def __init__(self, rounds: int, tables: int, seed: int, faults: float, start: datetime):
         self.rng = random.Random(seed)
         on: date = start.date()
         self.params = load_rulesets().params("blackjack", on=on)
         self.planner = _Planner(faults, rounds, tables)
         self.truth: list[_Truth] = []
-        self._turns: Counter[str] = Counter()
+        TableRounds.__init__(self)
         self.charts = {h17: _charts(h17) for h17 in (False, True)}
         self.settings = [table_settings(i) for i in range(tables)]
         base, extra = divmod(rounds, tables)
@@ -1564,25 +1555,10 @@ class _Simulator:
             least = max(least, int(p["min_decks_other_optional"]))
         return least
 
-    def turn(self, kind: str, variants: tuple) -> Any:
-        """The next variant of a fault kind, in turn, so that each one shows up."""
-        self._turns[kind] += 1
-        return variants[(self._turns[kind] - 1) % len(variants)]
-
-    def run(self) -> None:
-        longest = max((t.budget for t in self.tables), default=0)
-        for _ in range(longest):
-            for table in self.tables:
-                if table.done < table.budget:
-                    table.play_round()
-                    self.planner.rounds_done += 1
-        for table in self.tables:
-            table.flush()
-
     def events(self, start: datetime) -> pl.DataFrame:
         naive = start.replace(tzinfo=None)
         # the offset is literal text in the format: one string column, not two
-        fmt = "%Y-%m-%dT%H:%M:%S" + _offset_text(start)
+        fmt = "%Y-%m-%dT%H:%M:%S" + offset_text(start)
         parts = []
         for index, table in enumerate(self.tables):
             if not table.frames:

@@ -1,0 +1,47 @@
+"""What the baccarat and blackjack simulators share."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+from typing import Any
+
+
+def offset_text(start: datetime) -> str:
+    """The UTC offset written after each timestamp, e.g. "-05:00" ("" for local time)."""
+    offset = start.utcoffset()
+    if offset is None:
+        return ""
+    minutes = int(offset.total_seconds()) // 60
+    sign = "-" if minutes < 0 else "+"
+    hours, mins = divmod(abs(minutes), 60)
+    return f"{sign}{hours:02d}:{mins:02d}"
+
+
+class TableRounds:
+    """Plays the tables' rounds in turn and hands out fault variants in turn.
+
+    A subclass sets `tables` (each with `budget`, `done`, `play_round()`, `flush()`),
+    `planner` (with `rounds_done`) and calls `TableRounds.__init__`.
+    """
+
+    tables: list[Any]
+    planner: Any
+
+    def __init__(self) -> None:
+        self._turns: Counter[str] = Counter()
+
+    def turn(self, kind: str, variants: tuple) -> Any:
+        """The next variant of a fault kind, in turn, so that each one shows up."""
+        self._turns[kind] += 1
+        return variants[(self._turns[kind] - 1) % len(variants)]
+
+    def run(self) -> None:
+        longest = max((t.budget for t in self.tables), default=0)
+        for _ in range(longest):
+            for table in self.tables:
+                if table.done < table.budget:
+                    table.play_round()
+                    self.planner.rounds_done += 1
+        for table in self.tables:
+            table.flush()
