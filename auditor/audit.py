@@ -11,8 +11,10 @@ import polars as pl
 from . import findings as fnd
 from .audit_context import GameContext, table_settings
 from .house import HouseRules
-from .ingest.load import ROUND_KEY, Ingested, ingest
+from .ingest.load import ROUND_KEY, Ingested, ingest_part
+from .ingest.partition import Log, open_log
 from .ingest.sources import Source
+from .ingest.totals import LogTotals, problems_deduplicated
 from .rules import catalog
 from .rules.input_quality import ROUND_NOT_AUDITABLE, TABLE_NOT_IN_HOUSE_RULES
 from .rules.registry import Rule
@@ -26,18 +28,13 @@ Progress = Callable[..., None]
 
 @dataclass
 class AuditResult:
-    ingested: Ingested
+    ingested: LogTotals
     findings: pl.DataFrame
     house: HouseRules
     rulesets: Rulesets
     on: date  # the day whose ruleset applies: the first day of the logs
     rule_ids: list[str]  # rules applied
     contexts: dict[str, GameContext] = field(default_factory=dict)  # per game, with its frames
-
-
-def _audit_date(events: pl.DataFrame) -> date:
-    first = events["time"].min() if events.height else None
-    return first.date() if first is not None else date.today()
 
 
 def _not_auditable(ingested: Ingested) -> pl.DataFrame:
@@ -115,75 +112,76 @@ def _unlisted_tables(events: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
     )
 
 
-# Rows of one batch of tables: the rules' shared frames are built per batch, so the
-# memory they take follows the batch, not the whole log.
-BATCH_ROWS = 3_000_000
+# Rows of one part of the log: the log is read, checked and audited a part of whole
+# tables at a time, so the memory an audit takes follows the part, not the log.
+PART_ROWS = 3_000_000
 
 
-def _batches(events: pl.DataFrame, tables: pl.DataFrame) -> list[list[str]]:
-    """Tables in batches of about BATCH_ROWS rows, a pit never split (the (g)(3) rule
-    compares the tables of a pit); a table without a pit is a group of its own."""
-    sizes = events.group_by("table_id").len().join(
-        tables.select("table_id", "pit"), on="table_id", how="left"
-    )
+def _parts(log: Log, house: HouseRules) -> list[list[str] | None]:
+    """Tables in parts of about PART_ROWS rows, a pit never split (the (g)(3) rule
+    compares the tables of a pit); a table without a pit is a group of its own. A
+    log of one part is read whole (None: every table)."""
+    sizes = log.table_rows.filter(pl.col("table_id").is_not_null())
+    if log.table_rows["rows"].sum() <= PART_ROWS:
+        return [None]
+    pits = {t: rules.pit for t, rules in house.tables.items()}
     groups = (
-        sizes.with_columns(pl.coalesce("pit", pl.format("table:{}", "table_id")).alias("group"))
+        sizes.with_columns(
+            pl.col("table_id").replace_strict(pits, default=None, return_dtype=pl.String)
+            .fill_null(pl.format("table:{}", "table_id")).alias("group")
+        )
         .group_by("group", maintain_order=True)
-        .agg(pl.col("table_id"), pl.col("len").sum())
+        .agg(pl.col("table_id"), pl.col("rows").sum())
         .sort("group")
     )
-    batches: list[list[str]] = [[]]
+    parts: list[list[str]] = [[]]
     rows = 0
-    for table_ids, length in groups.select("table_id", "len").iter_rows():
-        if batches[-1] and rows + length > BATCH_ROWS:
-            batches.append([])
+    for table_ids, length in groups.select("table_id", "rows").iter_rows():
+        if parts[-1] and rows + length > PART_ROWS:
+            parts.append([])
             rows = 0
-        batches[-1].extend(table_ids)
+        parts[-1].extend(table_ids)
         rows += length
-    return batches
+    return parts
 
 
 def _game_findings(
     game: str,
     rules: list[Rule],
-    ingested: Ingested,
+    part: Ingested,
     house: HouseRules,
     rs: Rulesets,
     on: date,
-    progress: Progress,
-    contexts: dict[str, GameContext],
-) -> list[pl.DataFrame]:
-    events = ingested.audited
+    tick: Callable[[str], None],
+) -> tuple[list[pl.DataFrame], GameContext | None]:
+    events = part.audited
     if events.select((pl.col("game") != game).any()).item():
         events = events.filter(pl.col("game") == game)  # copy only when games are mixed
     if events.is_empty() or not rules:
-        return []
+        return [], None
     params = rs.params(game, on=on)
     tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
-    batches = _batches(events, tables)
+    ctx = GameContext(game, events, house, params, on, tables)
     out = []
-    for number, batch in enumerate(batches, start=1):
-        part = events if len(batches) == 1 else events.filter(pl.col("table_id").is_in(batch))
-        ctx = GameContext(game, part, house, params, on, tables)
-        for index, rule in enumerate(rules, start=1):
-            done = (number - 1) * len(rules) + index - 1
-            progress(f"checking {game}: {rule.id}", done, len(rules) * len(batches))
-            out.append(fnd.from_check(rule, rule.check(ctx), game))
-        if len(batches) == 1:
-            contexts[game] = ctx
-    if len(batches) > 1:
-        contexts[game] = _context_of_findings(game, events, out, house, params, on, tables)
-    return out
+    for rule in rules:
+        tick(f"checking {game}: {rule.id}")
+        out.append(fnd.from_check(rule, rule.check(ctx), game))
+    return out, ctx
 
 
-def _context_of_findings(game: str, events: pl.DataFrame, checks: list[pl.DataFrame],
-                         house: HouseRules, params: dict, on: date,
-                         tables: pl.DataFrame) -> GameContext:
+def _context_of_findings(game: str, kept: pl.DataFrame, house: HouseRules, rs: Rulesets,
+                         on: date) -> GameContext:
     """A context over the shoes that have findings only, for the report's replays (its
     frames are per round and per shoe, so they come out as over the whole log)."""
-    shoes = pl.concat(checks).select("table_id", "shoe_id").drop_nulls().unique()
-    part = events.join(shoes, on=["table_id", "shoe_id"], how="semi")
-    return GameContext(game, part, house, params, on, tables)
+    events = kept.filter(pl.col("game") == game)
+    tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
+    return GameContext(game, events, house, rs.params(game, on=on), on, tables)
+
+
+def _finding_shoes(located: pl.DataFrame, problems: pl.DataFrame) -> pl.DataFrame:
+    keys = ["table_id", "shoe_id"]
+    both = pl.concat([located.select(keys), problems.select(keys)], how="vertical_relaxed")
+    return both.drop_nulls().unique()
 
 
 def run(
@@ -191,21 +189,49 @@ def run(
     progress: Progress = lambda *_: None,
 ) -> AuditResult:
     seats = tuple(house.baccarat["seats"])
-    ingested = ingest(sources, baccarat_seats=seats)
-    on = _audit_date(ingested.events)
-    checks = [
-        fnd.as_check_rows(_not_auditable(ingested)),
-        fnd.as_check_rows(_unlisted_tables(ingested.events, house)),
-    ]
+    log = open_log(sources)
+    on = log.first_day or date.today()
+    parts = _parts(log, house)
+    rules = {
+        game: [r for r in catalog.REGISTRY.for_scope(game) if r.check is not None]
+        for game in GAMES
+    }
     applied = [r.id for r in catalog.REGISTRY.all() if r.scope in ("input", "house")]
+    applied += [r.id for game in GAMES for r in rules[game]]
+    steps = len(parts) * (1 + sum(len(r) for r in rules.values()))
+    done = [0]
+
+    def tick(stage: str) -> None:
+        progress(stage, done[0], steps)
+        done[0] += 1
+
+    totals = LogTotals(log.files)
     contexts: dict[str, GameContext] = {}
-    for game in GAMES:
-        rules = [r for r in catalog.REGISTRY.for_scope(game) if r.check is not None]
-        checks += _game_findings(game, rules, ingested, house, rs, on, progress, contexts)
-        applied += [r.id for r in rules]
-    parts = [
-        fnd.from_problems(ingested.problems, ingested.files),
-        fnd.located(pl.concat(checks), ingested.events, ingested.files),
-    ]
-    findings = fnd.order(pl.concat(parts))
-    return AuditResult(ingested, findings, house, rs, on, applied, contexts)
+    found: list[pl.DataFrame] = []
+    orphans, offset = None, 0
+    for number, tables in enumerate(parts):
+        tick(f"reading part {number + 1} of {len(parts)}")
+        part = ingest_part(log, tables, seats, number == 0, offset, orphans)
+        offset += part.events.height + part.unplaced.height
+        orphans = part.orphans if number == 0 else orphans
+        checks = [
+            fnd.as_check_rows(_not_auditable(part)),
+            fnd.as_check_rows(_unlisted_tables(part.events, house)),
+        ]
+        for game in GAMES:
+            game_checks, ctx = _game_findings(game, rules[game], part, house, rs, on, tick)
+            checks += game_checks
+            if ctx is not None and len(parts) == 1:
+                contexts[game] = ctx  # its frames are built already: the report reuses them
+        located = fnd.located(pl.concat(checks), part.events, log.files)
+        found.append(located)
+        totals.add(part, _finding_shoes(located, part.problems))
+        del part, checks
+    if len(parts) > 1:
+        for game in GAMES:
+            kept = totals.kept_audited
+            if kept.select((pl.col("game") == game).any()).item():
+                contexts[game] = _context_of_findings(game, kept, house, rs, on)
+    totals.problems = problems_deduplicated(totals.problems)
+    findings = fnd.order(pl.concat([fnd.from_problems(totals.problems, log.files), *found]))
+    return AuditResult(totals, findings, house, rs, on, applied, contexts)

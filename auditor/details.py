@@ -77,8 +77,10 @@ def _empty() -> pl.DataFrame:
     return pl.DataFrame(schema=SCHEMA)
 
 
-def _times(events: pl.DataFrame, keys: pl.DataFrame) -> pl.DataFrame:
-    """When each round began; for a null round its shoe, for a null shoe its table."""
+def _times(events: pl.DataFrame, table_first: pl.DataFrame, keys: pl.DataFrame) -> pl.DataFrame:
+    """When each round began; for a null round its shoe, for a null shoe its table.
+    `events` holds (at least) every row of the shoes in `keys`; `table_first` each
+    table's first time."""
     ev = events.select(*KEY, "time")
     by_round = (
         ev.join(keys.filter(pl.col("round").is_not_null()), on=KEY, how="semi")
@@ -93,9 +95,9 @@ def _times(events: pl.DataFrame, keys: pl.DataFrame) -> pl.DataFrame:
     )
     tables = keys.select("table_id").unique()
     by_table = (
-        ev.join(tables, on="table_id", how="semi")
+        table_first.join(tables, on="table_id", how="semi")
         .group_by("table_id")
-        .agg(pl.col("time").min().alias("t_table"))
+        .agg(pl.col("first").min().alias("t_table"))
     )
     return (
         keys.join(by_round, on=KEY, how="left", nulls_equal=True)
@@ -331,7 +333,7 @@ def round_details(result: AuditResult, per_rule_cap: int = DETAIL_PER_RULE) -> p
     rounds = findings.group_by(KEY).agg(
         pl.col("game").drop_nulls().first(), pl.col("shown").any().alias("detailed")
     )
-    rounds = _times(result.ingested.events, rounds)
+    rounds = _times(result.ingested.kept, result.ingested.tables, rounds)
     wanted = pl.col("detailed") & (pl.col("round") > 0)
     parts = []
     for game, ctx in result.contexts.items():

@@ -17,7 +17,6 @@ import polars as pl
 
 from . import __version__
 from .audit import AuditResult
-from .ingest.load import ROUND_KEY
 
 
 def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, float]:
@@ -32,17 +31,15 @@ def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, floa
 
 
 def accounting(result: AuditResult) -> dict[str, Any]:
-    ing = result.ingested
-    lost = ing.rows_read - ing.rows_parsed
-    rows_read = ing.rows_read
-    rows_audited = ing.audited.height
+    log = result.ingested
+    lost = log.rows_read - log.rows_parsed
+    rows_read = log.rows_read
+    rows_audited = log.rows_audited
     # Reported rows counted directly: records lost, rows whose place is unknown,
     # and rows of unauditable rounds.
-    unplaced = ing.unplaced.height
-    in_bad_rounds = ing.events.join(ing.unauditable, on=ROUND_KEY, how="semi").height
-    rows_reported = lost + unplaced + in_bad_rounds
-    rounds_read = ing.events.filter(pl.col("round") > 0)["rid"].n_unique()
-    rounds_reported = ing.unauditable.filter(pl.col("round") > 0).height
+    rows_reported = lost + log.unplaced.height + log.rows_withheld
+    rounds_read = log.rounds_read
+    rounds_reported = log.unauditable.filter(pl.col("round") > 0).height
     return {
         "rows": {
             "read": rows_read,
@@ -60,18 +57,11 @@ def accounting(result: AuditResult) -> dict[str, Any]:
 
 
 def _per_table(result: AuditResult) -> list[dict[str, Any]]:
-    ing = result.ingested
-    played = pl.col("rid").filter(pl.col("round") > 0).n_unique()
-    read = ing.events.group_by("table_id").agg(
-        pl.col("game").drop_nulls().first(),
-        pl.len().alias("rows_placed"),
-        played.alias("rounds_read"),
-        pl.col("time").min().alias("first"),
-        pl.col("time").max().alias("last"),
-    )
+    log = result.ingested
+    read = log.tables.drop("rows_audited", "rounds_audited")
     # rows whose round or seq did not parse still count for their table
     unplaced = (
-        ing.unplaced.filter(pl.col("table_id").is_not_null())
+        log.unplaced.filter(pl.col("table_id").is_not_null())
         .group_by("table_id").agg(pl.len().alias("rows_unplaced"), pl.col("game").first())
         .with_columns(pl.col("game").cast(pl.String))
     )
@@ -84,9 +74,7 @@ def _per_table(result: AuditResult) -> list[dict[str, Any]]:
         )
         .drop("game_right", "rows_placed", "rows_unplaced")
     )
-    audited = ing.audited.group_by("table_id").agg(
-        pl.len().alias("rows_audited"), played.alias("rounds_audited")
-    )
+    audited = log.tables.select("table_id", "rows_audited", "rounds_audited")
     found = (
         result.findings.filter(pl.col("table_id").is_not_null())
         .group_by("table_id")
@@ -138,7 +126,7 @@ def _file_sha256(path: Path | None) -> str | None:
 def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
     ing, findings = result.ingested, result.findings
     registry_over = {r for r in result.rule_ids if _is_overcharge(r)}
-    times = ing.events["time"].drop_nulls()
+    times = pl.concat([ing.tables["first"], ing.tables["last"]]).drop_nulls()
     by_rule = findings.group_by("rule_id").agg(pl.len()).sort("rule_id")
     by_severity = findings.group_by("severity").agg(pl.len())
     return {

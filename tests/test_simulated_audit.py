@@ -4,13 +4,15 @@ fault is found on its round, with its rule's citation."""
 from __future__ import annotations
 
 import importlib
-from datetime import date
+from datetime import UTC, date, datetime
 
 import polars as pl
 import pytest
 
-from auditor import audit
+from auditor import audit, summary
+from auditor.details import round_details
 from auditor.house import load as load_house
+from auditor.ingest.partition import open_log
 from auditor.ingest.sources import expand
 from auditor.rules.catalog import REGISTRY
 from auditor.rulesets import load_rulesets
@@ -46,7 +48,7 @@ def test_clean_simulated_day_has_no_findings(game, tmp_path):
         pytest.skip(f"no {game} rules registered")
     _, result = _audit_simulation(game, tmp_path, faults=0.0, seed=11)
     assert result.findings.height == 0, result.findings.select("rule_id", "round", "message")
-    assert result.ingested.audited.height == result.ingested.events.height
+    assert result.ingested.rows_audited == result.ingested.rows_placed
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -93,12 +95,14 @@ def rs_has(citation: str) -> bool:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_tables_audited_in_batches_give_the_same_findings(game, tmp_path, monkeypatch):
+def test_log_audited_in_parts_gives_the_same_findings_and_summary(game, tmp_path, monkeypatch):
     _, whole = _audit_simulation(game, tmp_path, faults=0.1, seed=5)
-    monkeypatch.setattr(audit, "BATCH_ROWS", 2_000)  # several batches of tables
-    events = whole.ingested.audited
-    tables = events["table_id"].unique().to_list()
-    assert len(audit._batches(events, pl.DataFrame({"table_id": tables, "pit": tables}))) > 1
-    _, batched = _audit_simulation(game, tmp_path, faults=0.1, seed=5)
-    assert batched.findings.equals(whole.findings)
-    assert set(batched.contexts) == {game}
+    monkeypatch.setattr(audit, "PART_ROWS", 2_000)  # several parts of whole tables
+    log = open_log(expand([str(next(tmp_path.glob("log.*")))]))
+    assert len(audit._parts(log, whole.house)) > 1
+    _, parted = _audit_simulation(game, tmp_path, faults=0.1, seed=5)
+    assert parted.findings.equals(whole.findings)
+    assert set(parted.contexts) == {game}
+    run_at = datetime(2026, 11, 2, tzinfo=UTC)
+    assert summary.build(parted, run_at) == summary.build(whole, run_at)
+    assert round_details(parted).equals(round_details(whole))

@@ -7,30 +7,21 @@ judged on partial data).
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import polars as pl
 
-from . import readers, schema, sequence
+from . import schema, sequence
 from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, typed
+from .partition import InputFile, Log, open_log
 from .problems import PROBLEM_SCHEMA, problems_frame
 from .sources import Source
 
+__all__ = ["InputFile", "Ingested", "ingest", "ingest_part", "open_log"]
+
 ROUND_KEY = list(sequence.ROUND_KEY)
 KEY_COLUMNS = ["table_id", "shoe_id", "round", "seq", "event"]
-
-
-@dataclass(frozen=True)
-class InputFile:
-    path: Path
-    encoding: str
-    rows: int  # records read, including those that could not be parsed
-    sha256: str
-    size: int
 
 
 @dataclass
@@ -41,6 +32,7 @@ class Ingested:
     problems: pl.DataFrame  # one per bad field of a row, located (table/shoe/round/seq)
     unauditable: pl.DataFrame  # (table_id, shoe_id, round) of rounds that lost a row
     audited: pl.DataFrame  # the rows of auditable rounds, sorted by table and seq
+    orphans: pl.DataFrame  # rows whose round is not known, where they are (see below)
 
     @property
     def rows_read(self) -> int:
@@ -49,14 +41,6 @@ class Ingested:
     @property
     def rows_parsed(self) -> int:
         return self.events.height + self.unplaced.height
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 IN_COLUMN_MISSING = "IN003"
@@ -69,36 +53,17 @@ class MissingColumn:
     line: int | None  # the header line, where the file has one
 
 
-def _raw_pieces(source: Source) -> Iterator[readers.RawFile]:
-    if source.encoding == "parquet":
-        yield from readers.read_parquet_chunks(source.path)
-    else:
-        yield readers.read(source)
-
-
-def _read_all(
-    sources: list[Source],
-) -> tuple[list[InputFile], list[pl.DataFrame], list[pl.DataFrame], list[MissingColumn]]:
-    files, frames, problems, missing = [], [], [], []
-    for file_id, source in enumerate(sources):
-        rows = 0
-        for raw in _raw_pieces(source):
-            missing += [MissingColumn(file_id, c, raw.header_line) for c in raw.missing]
-            frame, unparsed = typed(raw.frame, file_id)
-            del raw.frame  # the untyped copy is not kept
-            frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
-            problems += [problems_frame(raw.problems, file_id), unparsed]
-            rows += frame.height + raw.rows_lost
-        files.append(
-            InputFile(
-                path=source.path,
-                encoding=source.encoding + (".gz" if source.gzip else ""),
-                rows=rows,
-                sha256=_sha256(source.path) if source.path.exists() else "",
-                size=source.path.stat().st_size if source.path.exists() else 0,
-            )
-        )
-    return files, frames, problems, missing
+def _read_part(
+    log: Log, tables: list[str] | None, first: bool
+) -> tuple[list[pl.DataFrame], list[pl.DataFrame], list[MissingColumn]]:
+    frames, problems, missing = [], [], []
+    for file_id, raw in log.parts(tables, first):
+        missing += [MissingColumn(file_id, c, raw.header_line) for c in raw.missing]
+        frame, unparsed = typed(raw.frame, file_id)
+        del raw.frame  # the untyped copy is not kept
+        frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
+        problems += [problems_frame(raw.problems, file_id), unparsed]
+    return frames, problems, missing
 
 
 def _missing_column_problems(missing: list[MissingColumn], problems: pl.DataFrame) -> pl.DataFrame:
@@ -132,10 +97,26 @@ PLACE = [v.ROW, v.FILE_ID, v.LINE, "table_id", "game", "shoe_id", "round", "seq"
 
 
 def ingest(sources: list[Source], baccarat_seats: tuple[int, ...] | None = None) -> Ingested:
-    files, frames, problems, missing = _read_all(sources)
+    """The whole log in one part."""
+    return ingest_part(open_log(sources), None, baccarat_seats)
+
+
+def ingest_part(
+    log: Log,
+    tables: list[str] | None,
+    baccarat_seats: tuple[int, ...] | None = None,
+    first: bool = True,
+    row_offset: int = 0,
+    orphans_elsewhere: pl.DataFrame | None = None,
+) -> Ingested:
+    """The rows of `tables` (None: all) from every file, typed, validated, sorted and
+    checked for order. Row numbers start at `row_offset` (unique over the parts).
+    `orphans_elsewhere`: the first part's rows whose round is not known (they withhold
+    rounds around them, which may be in this part's tables)."""
+    frames, problems, missing = _read_part(log, tables, first)
     empty = pl.DataFrame(schema={**CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
-    events = pl.concat([empty, *frames], how="diagonal_relaxed", rechunk=False).with_row_index(
-        v.ROW
+    events = pl.concat([empty, *frames], how="diagonal_relaxed").with_row_index(
+        v.ROW, offset=row_offset
     )
     del frames
     events = events.with_columns(pl.col(v.ROW).cast(pl.Int64))
@@ -156,11 +137,17 @@ def ingest(sources: list[Source], baccarat_seats: tuple[int, ...] | None = None)
     problems.append(sequence.order_problems(ordered))
     places = pl.concat([f.select(PLACE).cast({"game": pl.String}) for f in (ordered, unplaced)])
     located = _locate(pl.concat(problems), places)
-    unauditable = _unauditable_rounds(located, places)
+    others = [] if tables is None else _tables_of_other_parts(log, tables)
+    unauditable, orphans = _unauditable_rounds(located, places, orphans_elsewhere, others)
     audited = ordered
     if unauditable.height:
         audited = ordered.join(unauditable, on=ROUND_KEY, how="anti", maintain_order="left")
-    return Ingested(files, ordered, unplaced, located, unauditable, audited)
+    return Ingested(log.files, ordered, unplaced, located, unauditable, audited, orphans)
+
+
+def _tables_of_other_parts(log: Log, tables: list[str]) -> list[str]:
+    every = log.table_rows["table_id"].drop_nulls()
+    return every.filter(~every.is_in(tables)).to_list()
 
 
 def _sorted_releasing(holder: list[pl.DataFrame]) -> pl.DataFrame:
@@ -168,13 +155,17 @@ def _sorted_releasing(holder: list[pl.DataFrame]) -> pl.DataFrame:
     column by column while the unsorted columns are dropped, so that the log is held
     about once, not twice."""
     events = holder.pop()
-    order = events.select(pl.arg_sort_by("table_id", "seq", maintain_order=True)).to_series()
+    # sorting by a small integer code of the table (in the tables' text order) and
+    # seq is several times cheaper than by the text itself
+    names = events.get_column("table_id").unique().drop_nulls().sort()
+    code = pl.col("table_id").cast(pl.Enum(names.to_list()))
+    order = events.select(pl.arg_sort_by(code, "seq", maintain_order=True)).to_series()
     columns = []
     for name in events.columns:
-        column = events.get_column(name).gather(order)
+        column = events.get_column(name)
         if name in v.CATEGORICAL_COLUMNS:
             column = column.cast(pl.Categorical)  # a few distinct words: 4 bytes a row
-        columns.append(column)
+        columns.append(column.rechunk().gather(order))  # one chunk: a gather is direct
         events = events.drop(name)
     return pl.DataFrame(columns)
 
@@ -222,11 +213,20 @@ def _recovered(column: str) -> pl.Expr:
     return pl.col("observed").str.extract(_JSON_FIELD.format(column), 1)
 
 
-def _unauditable_rounds(problems: pl.DataFrame, places: pl.DataFrame) -> pl.DataFrame:
+def _unauditable_rounds(
+    problems: pl.DataFrame,
+    places: pl.DataFrame,
+    orphans_elsewhere: pl.DataFrame | None,
+    others: list[str],
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Rounds that lost a row: the problem's own round; for a row whose round is not
     known, the rounds in progress around it in its file: those of its own table if
     that much can be read, else of every table in the file (the lost row may belong
-    to any of them), nearest before and after it."""
+    to any of them), nearest before and after it.
+
+    The rows of the first part whose round is not known (`orphans`, returned) are
+    given to every later part as `orphans_elsewhere`: their rounds may be in the
+    tables that part holds. Rounds of `others` (tables of other parts) are theirs."""
     known = pl.all_horizontal(pl.col(ROUND_KEY).is_not_null())
     own = problems.filter(known).select(ROUND_KEY)
     orphans = (
@@ -236,19 +236,20 @@ def _unauditable_rounds(problems: pl.DataFrame, places: pl.DataFrame) -> pl.Data
             pl.coalesce("shoe_id", _recovered("shoe_id")).alias("shoe_id"),
             pl.coalesce("round", _recovered("round").cast(pl.Int64, strict=False)).alias("round"),
         )
-        .select(v.FILE_ID, v.LINE, *ROUND_KEY)
+        .select(pl.col(v.FILE_ID).cast(pl.Int32), pl.col(v.LINE).cast(pl.Int64), *ROUND_KEY)
         .unique()
     )
-    if orphans.is_empty():
-        return own.unique(maintain_order=True)
-    recovered = orphans.filter(known).select(ROUND_KEY)
+    every = orphans if orphans_elsewhere is None else pl.concat([orphans, orphans_elsewhere])
+    if every.is_empty():
+        return own.unique(maintain_order=True), orphans
+    recovered = every.filter(known).select(ROUND_KEY)
     anchors = (
         places.filter(pl.all_horizontal(pl.col(ROUND_KEY).is_not_null()))
         .select(v.FILE_ID, v.LINE, *ROUND_KEY)
         .sort(v.FILE_ID, "table_id", v.LINE)
     )
     tables_in_file = anchors.select(v.FILE_ID, "table_id").unique()
-    lost = orphans.filter(~known)
+    lost = every.filter(~known)
     candidates = pl.concat(
         [
             lost.filter(pl.col("table_id").is_not_null()).select(v.FILE_ID, v.LINE, "table_id"),
@@ -264,4 +265,6 @@ def _unauditable_rounds(problems: pl.DataFrame, places: pl.DataFrame) -> pl.Data
         ).select(ROUND_KEY)
         for strategy in ("backward", "forward")
     ]
-    return pl.concat([own, recovered, *neighbours]).drop_nulls().unique(maintain_order=True)
+    around = pl.concat([recovered, *neighbours]).filter(~pl.col("table_id").is_in(others))
+    rounds = pl.concat([own, around]).drop_nulls().unique(maintain_order=True)
+    return rounds, orphans

@@ -71,7 +71,7 @@ def _boolean(dtype: pl.DataType) -> pl.Expr:
     )
 
 
-def _time(dtype: pl.DataType) -> pl.Expr:
+def time_of(dtype: pl.DataType) -> pl.Expr:
     """Local wall-clock time as written: an offset is kept in `ts`, not applied."""
     col = pl.col("ts")
     if isinstance(dtype, pl.Datetime):
@@ -100,7 +100,7 @@ def typed(raw: pl.DataFrame, file_id: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     exprs += [
         _amount_cents(schema["amount"]).alias("amount_cents"),
         _boolean(schema["accepted"]).alias("accepted"),
-        _time(schema["ts"]).alias("time"),
+        time_of(schema["ts"]).alias("time"),
         pl.col(v.LINE),
     ]
     frame = raw.select(exprs)

@@ -14,9 +14,7 @@ import csv
 import io
 import json
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import polars as pl
 
@@ -41,16 +39,16 @@ class RawFile:
 
 def read(source: Source) -> RawFile:
     """Read a JSON Lines or CSV log file; never raises for bad content, only reports it.
-    (Parquet is read in slices: `read_parquet_chunks`.)"""
+    (Parquet files are scanned part by part: `partition`.)"""
     data, problems = _read_bytes(source)
     if data is None:
-        return RawFile(_empty(), problems)
+        return RawFile(empty(), problems)
     raw = _read_jsonl(data) if source.encoding == "jsonl" else _read_csv(data)
     raw.problems[:0] = problems
     return raw
 
 
-def _empty() -> pl.DataFrame:
+def empty() -> pl.DataFrame:
     return pl.DataFrame(schema={**TEXT_SCHEMA, v.LINE: pl.Int64})
 
 
@@ -58,7 +56,7 @@ def _read_bytes(source: Source) -> tuple[bytes | None, list[Problem]]:
     try:
         data = source.path.read_bytes()
     except OSError as exc:
-        return None, [_unreadable(f"the file cannot be read: {exc.strerror or exc}")]
+        return None, [unreadable(f"the file cannot be read: {exc.strerror or exc}")]
     if not source.gzip:
         return data, []
     # Decompress what there is: a cut-off gzip stream still yields its lines,
@@ -67,11 +65,11 @@ def _read_bytes(source: Source) -> tuple[bytes | None, list[Problem]]:
     try:
         out = inflater.decompress(data)
     except zlib.error as exc:
-        return None, [_unreadable(f"the gzip data is corrupt: {exc}")]
+        return None, [unreadable(f"the gzip data is corrupt: {exc}")]
     if not inflater.eof:
         lines = out.count(b"\n") + 1
         return out, [
-            _unreadable(
+            unreadable(
                 f"the gzip stream ends early after line {lines}; what followed is lost",
                 line=lines,
             )
@@ -79,7 +77,7 @@ def _read_bytes(source: Source) -> tuple[bytes | None, list[Problem]]:
     return out, []
 
 
-def _unreadable(message: str, line: int | None = None) -> Problem:
+def unreadable(message: str, line: int | None = None) -> Problem:
     sentence = message[0].upper() + message[1:] + "."
     return Problem(IN_FILE_UNREADABLE, line, None, None, "a readable file", sentence)
 
@@ -170,7 +168,7 @@ def _read_csv(data: bytes) -> RawFile:
     try:
         header = next(csv.reader([header_line.decode("utf-8-sig").rstrip("\r")]))
     except (UnicodeDecodeError, StopIteration):
-        return RawFile(_empty(), [_unreadable("the CSV header row cannot be read", line=1)])
+        return RawFile(empty(), [unreadable("the CSV header row cannot be read", line=1)])
     problems: list[Problem] = []
     if b'"' in data:
         frame, bad = _read_csv_by_row(data, header)
@@ -179,10 +177,12 @@ def _read_csv(data: bytes) -> RawFile:
     problems.extend(bad)
     keep = [c for c in header if c in TEXT_SCHEMA]
     frame = frame.select([*keep, v.LINE])
-    return RawFile(frame, problems, rows_lost=len(bad), missing=_missing(header), header_line=1)
+    return RawFile(
+        frame, problems, rows_lost=len(bad), missing=missing_columns(header), header_line=1
+    )
 
 
-def _missing(columns: list[str]) -> list[str]:
+def missing_columns(columns: list[str]) -> list[str]:
     return [c for c in v.COLUMNS if c not in columns]
 
 
@@ -248,26 +248,7 @@ def _read_csv_by_row(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list
 PARQUET_CHUNK_ROWS = 2_000_000
 
 
-def read_parquet_chunks(path: Path, rows: int | None = None) -> Iterator[RawFile]:
-    """A Parquet file in slices of `rows`, so that only one slice of untyped data is
-    held at a time (a day's log can be tens of millions of rows)."""
-    try:
-        scan = pl.scan_parquet(path)
-        columns = scan.collect_schema().names()
-        total = scan.select(pl.len()).collect().item()
-    except Exception as exc:  # noqa: BLE001 - any failure means the file cannot be read
-        yield RawFile(_empty(), [_unreadable(f"the Parquet file cannot be read: {exc}")])
-        return
-    keep = [c for c in columns if c in TEXT_SCHEMA]
-    missing = _missing(columns)
-    rows = rows or PARQUET_CHUNK_ROWS
-    for offset in range(0, max(total, 1), rows):
-        try:
-            frame = scan.select(keep).slice(offset, rows).collect()
-        except Exception as exc:  # noqa: BLE001 - a damaged row group loses its rows only
-            yield RawFile(_empty(), [_unreadable(
-                f"rows {offset + 1} to {min(offset + rows, total)} of the Parquet file cannot "
-                f"be read: {exc}", line=offset + 1)], rows_lost=min(rows, total - offset))
-            continue
-        yield RawFile(frame.with_columns(_line_numbers(frame.height, start=offset + 1)),
-                      missing=missing if offset == 0 else [])
+def parquet_chunk_rows() -> int:
+    """The slice a damaged Parquet file is read in: an unreadable slice loses its
+    rows only (read at call time, so tests can make it small)."""
+    return PARQUET_CHUNK_ROWS

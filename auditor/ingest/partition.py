@@ -1,0 +1,222 @@
+"""The log as a set of files read in parts of whole tables.
+
+A day's log can be tens of millions of rows; holding it all, typed and sorted,
+costs several times its size. So the files are first looked over (rows per
+table, the first day), and then read part by part: the rows of a few tables
+from every file at a time. A Parquet file is scanned again for each part (its
+reader skips what the part does not need); a text file is read once, whole, and
+its untyped rows are held until the last part.
+
+Rows without a table cannot join a part of tables: they come with the first
+part, as do the problems of records that could not be read at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+
+import polars as pl
+
+from . import readers
+from . import vocabulary as v
+from .parse import time_of
+from .readers import RawFile
+from .sources import Source
+
+TABLE = "table_id"
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: Path
+    encoding: str
+    rows: int  # records read, including those that could not be parsed
+    sha256: str
+    size: int
+
+
+@dataclass
+class _Held:
+    """One file as the parts read it: a text file's rows, or a Parquet file's place."""
+
+    source: Source
+    text: RawFile | None = None  # a text file, read whole, untyped
+    columns: list[str] = field(default_factory=list)  # a Parquet file's spec columns
+    missing: list[str] = field(default_factory=list)
+    total: int = 0  # a Parquet file's rows
+    broken: list[tuple[int, int]] = field(default_factory=list)  # unreadable Parquet slices
+    problems: list = field(default_factory=list)  # the file's own problems (first part)
+
+
+@dataclass
+class Log:
+    files: list[InputFile]
+    held: list[_Held]
+    table_rows: pl.DataFrame  # table_id (null: rows without one), rows
+    first_day: date | None  # the day of the earliest timestamp of any row
+
+    def parts(self, tables: list[str] | None, first: bool) -> Iterator[tuple[int, RawFile]]:
+        """Every file's rows of `tables` (None: every table), with the rows without a
+        table and each file's own problems when `first`."""
+        for file_id, held in enumerate(self.held):
+            if held.text is not None:
+                yield file_id, _text_part(held, tables, first)
+            else:
+                yield from ((file_id, raw) for raw in _parquet_part(held, tables, first))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _in_part(tables: list[str] | None, first: bool, present: bool) -> pl.Expr:
+    if tables is None:
+        return pl.lit(True)
+    if not present:
+        return pl.lit(first)  # no table column: every row is without a table
+    table = pl.col(TABLE).cast(pl.String)
+    wanted = table.is_in(tables)
+    return (wanted | table.is_null()) if first else wanted.fill_null(False)
+
+
+def _text_part(held: _Held, tables: list[str] | None, first: bool) -> RawFile:
+    raw = held.text
+    frame = raw.frame.filter(_in_part(tables, first, TABLE in raw.frame.columns))
+    return RawFile(frame, list(raw.problems) if first else [], raw.rows_lost if first else 0,
+                   raw.missing, raw.header_line)
+
+
+# --- looking the files over -------------------------------------------------------
+
+
+def open_log(sources: list[Source]) -> Log:
+    files, held, counts, days = [], [], [], []
+    for source in sources:
+        item = _Held(source)
+        if source.encoding == "parquet":
+            rows, lost = _look_over_parquet(item, counts, days)
+        else:
+            item.text = readers.read(source)
+            frame = item.text.frame
+            present = TABLE in frame.columns
+            counts.append(_table_counts(frame.lazy(), present))
+            days.append(_first_day(frame.lazy()) if "ts" in frame.columns else None)
+            rows, lost = frame.height, item.text.rows_lost
+        held.append(item)
+        exists = source.path.exists()
+        files.append(InputFile(
+            path=source.path,
+            encoding=source.encoding + (".gz" if source.gzip else ""),
+            rows=rows + lost,
+            sha256=_sha256(source.path) if exists else "",
+            size=source.path.stat().st_size if exists else 0,
+        ))
+    table_rows = (
+        pl.concat([pl.DataFrame(schema={TABLE: pl.String, "rows": pl.UInt32}), *counts])
+        .group_by(TABLE).agg(pl.col("rows").sum()).sort(TABLE, nulls_last=True)
+    )
+    known = [d for d in days if d is not None]
+    return Log(files, held, table_rows, min(known) if known else None)
+
+
+def _table_counts(frame: pl.LazyFrame, present: bool) -> pl.DataFrame:
+    table = pl.col(TABLE).cast(pl.String) if present else pl.lit(None, pl.String).alias(TABLE)
+    return (
+        frame.select(table.alias(TABLE)).group_by(TABLE).agg(pl.len().alias("rows"))
+        .collect().cast({"rows": pl.UInt32})
+    )
+
+
+# A log has a few days of timestamps: the earliest is found among the distinct days
+# rather than by parsing every timestamp.
+_MAX_DAY_CANDIDATES = 32
+
+
+def _first_day(frame: pl.LazyFrame) -> date | None:
+    dtype = frame.collect_schema()["ts"]
+    if isinstance(dtype, pl.Datetime) or dtype != pl.String:
+        found = frame.select(time_of(dtype).min()).collect().item()
+        return found.date() if isinstance(found, datetime) else None
+    prefix = pl.col("ts").str.slice(0, 10)
+    days = frame.select(prefix.unique().drop_nulls().sort()).collect().to_series().to_list()
+    if len(days) > _MAX_DAY_CANDIDATES:
+        days = [None]  # not a few days: parse every timestamp once
+    for day in days:
+        rows = frame if day is None else frame.filter(prefix == day)
+        found = rows.select(time_of(dtype).min()).collect().item()
+        if isinstance(found, datetime):
+            return found.date()
+    return None
+
+
+def _look_over_parquet(item: _Held, counts: list, days: list) -> tuple[int, int]:
+    """A Parquet file's columns, rows per table and first day; slices that cannot be
+    read are noted (each is reported once, with the first part)."""
+    path = item.source.path
+    try:
+        scan = pl.scan_parquet(path)
+        names = scan.collect_schema().names()
+        item.total = scan.select(pl.len()).collect().item()
+    except Exception as exc:  # noqa: BLE001 - any failure means the file cannot be read
+        item.problems = [readers.unreadable(f"the Parquet file cannot be read: {exc}")]
+        return 0, 0
+    item.columns = [c for c in names if c in readers.TEXT_SCHEMA]
+    item.missing = readers.missing_columns(names)
+    present = TABLE in names
+    wanted = [c for c in (TABLE, "ts") if c in names]
+    lost = 0
+    for offset, rows in _slices(item.total):
+        piece = scan.select(wanted).slice(offset, rows)
+        try:
+            counts.append(_table_counts(piece, present))
+            days.append(_first_day(piece) if "ts" in wanted else None)
+        except Exception as exc:  # noqa: BLE001 - a damaged row group loses its rows only
+            item.broken.append((offset, rows))
+            item.problems.append(readers.unreadable(
+                f"rows {offset + 1} to {offset + rows} of the Parquet file cannot be read: "
+                f"{exc}", line=offset + 1))
+            lost += rows
+    return item.total - lost, lost
+
+
+def _slices(total: int) -> Iterator[tuple[int, int]]:
+    size = readers.parquet_chunk_rows()
+    for offset in range(0, total, size):
+        yield offset, min(size, total - offset)
+
+
+def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterator[RawFile]:
+    if not held.columns:
+        if first:
+            yield RawFile(readers.empty(), list(held.problems), 0, [])
+        return
+    scan = pl.scan_parquet(held.source.path).select(held.columns)
+    keep = _in_part(tables, first, TABLE in held.columns)
+    if first and held.problems:
+        yield RawFile(readers.empty(), list(held.problems), 0, held.missing)
+    if not held.broken:
+        yield RawFile(_rows(scan, keep, 0), [], 0, held.missing)
+        return
+    broken = set(held.broken)
+    for offset, rows in _slices(held.total):
+        if (offset, rows) not in broken:
+            piece = _rows(scan.slice(offset, rows), keep, offset)
+            yield RawFile(piece, [], 0, held.missing if offset == 0 else [])
+
+
+def _rows(scan: pl.LazyFrame, keep: pl.Expr, offset: int) -> pl.DataFrame:
+    """The rows a part keeps, each with its line (the row number in the file)."""
+    return (
+        scan.with_row_index(v.LINE, offset=offset + 1)
+        .filter(keep)
+        .collect()
+        .with_columns(pl.col(v.LINE).cast(pl.Int64))
+    )

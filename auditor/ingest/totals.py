@@ -1,0 +1,111 @@
+"""What the summary and the report keep of the whole log, gathered part by part.
+
+The events themselves are not kept (a day's log is large): only counts per
+table, the reported rows and problems, and the rows of the shoes that have a
+finding, which the report replays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from . import vocabulary as v
+from .load import IN_COLUMN_MISSING, ROUND_KEY, Ingested
+from .partition import InputFile
+
+TABLE_STATS = {
+    "table_id": pl.String,
+    "game": pl.String,
+    "rows_placed": pl.Int64,  # rows with their whole place (table, shoe, round, seq, event)
+    "rounds_read": pl.Int64,
+    "first": pl.Datetime("us"),
+    "last": pl.Datetime("us"),
+    "rows_audited": pl.Int64,
+    "rounds_audited": pl.Int64,
+}
+
+
+def _table_stats(part: Ingested) -> pl.DataFrame:
+    played = pl.col("rid").filter(pl.col("round") > 0).n_unique()
+    read = part.events.group_by("table_id").agg(
+        pl.col("game").drop_nulls().first().cast(pl.String),
+        pl.len().alias("rows_placed"),
+        played.alias("rounds_read"),
+        pl.col("time").min().alias("first"),
+        pl.col("time").max().alias("last"),
+    )
+    audited = part.audited.group_by("table_id").agg(
+        pl.len().alias("rows_audited"), played.alias("rounds_audited")
+    )
+    return (
+        read.join(audited, on="table_id", how="left")
+        .with_columns(pl.col("rows_audited", "rounds_audited").fill_null(0))
+        .select(list(TABLE_STATS))
+        .cast(TABLE_STATS)
+    )
+
+
+@dataclass
+class LogTotals:
+    files: list[InputFile]
+    tables: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=TABLE_STATS))
+    unplaced: pl.DataFrame | None = None  # rows without their whole place, each reported
+    problems: pl.DataFrame | None = None  # located problems of the input
+    unauditable: pl.DataFrame | None = None  # (table_id, shoe_id, round) that lost a row
+    kept: pl.DataFrame | None = None  # every row of the shoes with a finding
+    rows_withheld: int = 0  # rows of rounds that lost a row
+    _rids: int = 0  # round ids used by the parts so far (each part numbers from 1)
+
+    def add(self, part: Ingested, finding_shoes: pl.DataFrame) -> None:
+        """Count one part in, keeping the rows of `finding_shoes` (table_id, shoe_id)."""
+        withheld = part.events.join(part.unauditable, on=ROUND_KEY, how="semi").height
+        self.rows_withheld += withheld
+        kept = part.events.join(finding_shoes, on=["table_id", "shoe_id"], how="semi")
+        # round ids stay unique over the parts: the replays group by them
+        kept = kept.with_columns(pl.col("rid") + self._rids)
+        self._rids += int(part.events["rid"].max() or 0) + 1
+        self.tables = pl.concat([self.tables, _table_stats(part)])
+        self.unplaced = _stack(self.unplaced, part.unplaced)
+        self.problems = _stack(self.problems, part.problems)
+        self.unauditable = _stack(self.unauditable, part.unauditable)
+        self.kept = _stack(self.kept, kept)
+
+    @property
+    def rows_read(self) -> int:
+        return sum(f.rows for f in self.files)
+
+    @property
+    def rows_placed(self) -> int:
+        return int(self.tables["rows_placed"].sum())
+
+    @property
+    def rows_parsed(self) -> int:
+        return self.rows_placed + self.unplaced.height
+
+    @property
+    def rows_audited(self) -> int:
+        return int(self.tables["rows_audited"].sum())
+
+    @property
+    def rounds_read(self) -> int:
+        return int(self.tables["rounds_read"].sum())
+
+    @property
+    def kept_audited(self) -> pl.DataFrame:
+        """The kept rows of rounds that can be judged."""
+        return self.kept.join(self.unauditable, on=ROUND_KEY, how="anti", maintain_order="left")
+
+
+def _stack(held: pl.DataFrame | None, more: pl.DataFrame) -> pl.DataFrame:
+    if held is None:
+        return more
+    return pl.concat([held, more], how="diagonal_relaxed")
+
+
+def problems_deduplicated(problems: pl.DataFrame) -> pl.DataFrame:
+    """A missing column is reported by every part that reads its file: once is enough."""
+    column = pl.col("rule_id") == IN_COLUMN_MISSING
+    once = problems.filter(column).unique([v.FILE_ID, "field"], keep="first", maintain_order=True)
+    return pl.concat([problems.filter(~column), once])
