@@ -15,10 +15,12 @@ from casefiles import DEFAULT_HOUSE, expand_events, write_file
 from auditor import audit, summary
 from auditor.house import load as load_house
 from auditor.house import parse as parse_house
+from auditor.ingest import readers
 from auditor.ingest.load import ingest
 from auditor.ingest.partition import open_log
 from auditor.ingest.sources import SourceError, expand
 from auditor.rulesets import load_rulesets
+from auditor.simulate.baccarat import simulate
 from auditor.summary import accounting
 
 EVENTS = """
@@ -167,9 +169,28 @@ def test_damaged_sample_read_in_parts_reports_the_same(monkeypatch):
     sources = expand([str(root / "damaged")])
     whole = audit.run(sources, house, rs)
     monkeypatch.setattr(audit, "PART_ROWS", 150)
-    assert len(audit._parts(open_log(sources), house)) > 1
+    assert len(audit._parts(open_log(sources))) > 1
     parted = audit.run(sources, house, rs)
     assert whole.findings.height > 0
     assert parted.findings.equals(whole.findings)
     run_at = datetime(2026, 11, 2, tzinfo=UTC)
     assert summary.build(parted, run_at) == summary.build(whole, run_at)
+
+
+def test_parquet_slice_that_cannot_be_read_loses_its_rows_only(tmp_path, monkeypatch):
+    path = tmp_path / "log.parquet"
+    simulate(rounds=200, tables=2, seed=1).events.write_parquet(
+        path, row_group_size=500, compression="uncompressed"
+    )
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 3000] = b"\xab" * 3000  # garble a row group in the middle
+    path.write_bytes(bytes(data))
+    monkeypatch.setattr(readers, "PARQUET_CHUNK_ROWS", 500)
+    result = audit.run(expand([str(path)]), _house(), load_rulesets())
+    unreadable = result.findings.filter(pl.col("rule_id") == "IN001")
+    assert unreadable["line"].to_list() == [2001]
+    counts = accounting(result)
+    assert counts["rows"]["balanced"]
+    assert counts["rows"]["unreadable_records"] == 500
+    assert counts["rows"]["audited"] > 0

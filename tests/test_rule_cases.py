@@ -5,8 +5,12 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 from casefiles import case_files, load_cases, matches, run_case
+
+from auditor import audit
+from auditor.rules.catalog import REGISTRY
 
 CASES = [case for path in case_files() for case in load_cases(path)]
 
@@ -24,3 +28,19 @@ def test_case(case, tmp_path):
         assert any(matches(f, wanted) for f in mine), f"no finding like {wanted} in {mine}"
     if "count" in case:
         assert len(mine) == case["count"], mine
+
+
+ACROSS = [c for c in CASES if REGISTRY.get(c["rule"]).across is not None]
+
+
+@pytest.mark.parametrize("case", ACROSS, ids=[f"{c['rule']}: {c['name']}" for c in ACROSS])
+def test_rules_across_parts_find_the_same_with_each_table_in_its_own_part(
+    case, tmp_path, monkeypatch
+):
+    (tmp_path / "whole").mkdir()
+    (tmp_path / "parted").mkdir()
+    whole = run_case(case, tmp_path / "whole")
+    monkeypatch.setattr(audit, "PART_ROWS", 1)  # every table a part of its own
+    parted = run_case(case, tmp_path / "parted")
+    assert parted.drop("file").equals(whole.drop("file"))
+    assert case["expect"] == "pass" or parted.filter(pl.col("rule_id") == case["rule"]).height

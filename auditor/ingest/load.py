@@ -150,16 +150,31 @@ def _tables_of_other_parts(log: Log, tables: list[str]) -> list[str]:
     return every.filter(~every.is_in(tables)).to_list()
 
 
+_SEQ_BITS = 40  # seq below 2**40 shares one integer sort key with the table's code
+
+
+def _table_seq_order(events: pl.DataFrame) -> pl.Series:
+    """The stable order by table and seq. The sort key is the table's code (in the
+    tables' text order) joined with seq into one integer where seq allows, which
+    sorts several times faster than text, or two columns."""
+    names = events.get_column("table_id").unique().drop_nulls().sort().to_list()
+    keys = events.select(
+        pl.col("table_id").cast(pl.Enum(names)).to_physical().cast(pl.Int64).alias("code"),
+        pl.col("seq"),
+    ).rechunk()  # one chunk: the sort reads the keys directly
+    low, high = keys["seq"].min(), keys["seq"].max()
+    if low is not None and low >= 0 and high < 1 << _SEQ_BITS:
+        key = pl.col("code") * (1 << _SEQ_BITS) + pl.col("seq")
+        return keys.select(pl.arg_sort_by(key, maintain_order=True)).to_series()
+    return keys.select(pl.arg_sort_by("code", "seq", maintain_order=True)).to_series()
+
+
 def _sorted_releasing(holder: list[pl.DataFrame]) -> pl.DataFrame:
     """The frame in `holder` (taken out of it) stably sorted by table and seq, built
     column by column while the unsorted columns are dropped, so that the log is held
     about once, not twice."""
     events = holder.pop()
-    # sorting by a small integer code of the table (in the tables' text order) and
-    # seq is several times cheaper than by the text itself
-    names = events.get_column("table_id").unique().drop_nulls().sort()
-    code = pl.col("table_id").cast(pl.Enum(names.to_list()))
-    order = events.select(pl.arg_sort_by(code, "seq", maintain_order=True)).to_series()
+    order = _table_seq_order(events)
     columns = []
     for name in events.columns:
         column = events.get_column(name)

@@ -59,6 +59,15 @@ class Log:
     table_rows: pl.DataFrame  # table_id (null: rows without one), rows
     first_day: date | None  # the day of the earliest timestamp of any row
 
+    @property
+    def may_have_orphans(self) -> bool:
+        """Whether some row may have no known round: a row without a table, or a
+        record that could not be read (its rounds can only be guessed around it)."""
+        no_table = self.table_rows["table_id"].null_count() > 0
+        unreadable = any(h.problems or (h.text is not None and h.text.problems)
+                         for h in self.held)
+        return no_table or unreadable
+
     def parts(self, tables: list[str] | None, first: bool) -> Iterator[tuple[int, RawFile]]:
         """Every file's rows of `tables` (None: every table), with the rows without a
         table and each file's own problems when `first`."""
@@ -172,6 +181,14 @@ def _look_over_parquet(item: _Held, counts: list, days: list) -> tuple[int, int]
     item.missing = readers.missing_columns(names)
     present = TABLE in names
     wanted = [c for c in (TABLE, "ts") if c in names]
+    try:  # the whole file at once; slice by slice only when something cannot be read
+        whole = _table_counts(scan.select(wanted), present)
+        day = _first_day(scan.select(wanted)) if "ts" in wanted else None
+        counts.append(whole)
+        days.append(day)
+        return item.total, 0
+    except Exception:  # noqa: BLE001 - the slices below say which rows are lost
+        pass
     lost = 0
     for offset, rows in _slices(item.total):
         piece = scan.select(wanted).slice(offset, rows)
@@ -203,13 +220,28 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
     if first and held.problems:
         yield RawFile(readers.empty(), list(held.problems), 0, held.missing)
     if not held.broken:
-        yield RawFile(_rows(scan, keep, 0), [], 0, held.missing)
-        return
+        try:
+            whole = _rows(scan, keep, 0)
+        except Exception:  # noqa: BLE001 - read slice by slice below, to lose the least
+            whole = None
+        if whole is not None:
+            yield RawFile(whole, [], 0, held.missing)
+            return
     broken = set(held.broken)
     for offset, rows in _slices(held.total):
-        if (offset, rows) not in broken:
+        if (offset, rows) in broken:
+            continue
+        try:
             piece = _rows(scan.slice(offset, rows), keep, offset)
-            yield RawFile(piece, [], 0, held.missing if offset == 0 else [])
+        except Exception as exc:  # noqa: BLE001 - a damaged row group loses its rows only
+            # every part meets it; the first reports it (the lost rows are counted as
+            # rows read that no part parsed)
+            lost = [readers.unreadable(
+                f"rows {offset + 1} to {offset + rows} of the Parquet file cannot be read: "
+                f"{exc}", line=offset + 1)] if first else []
+            yield RawFile(readers.empty(), lost, 0, [])
+            continue
+        yield RawFile(piece, [], 0, held.missing if offset == 0 else [])
 
 
 def _rows(scan: pl.LazyFrame, keep: pl.Expr, offset: int) -> pl.DataFrame:

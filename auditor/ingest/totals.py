@@ -48,6 +48,32 @@ def _table_stats(part: Ingested) -> pl.DataFrame:
 
 
 @dataclass
+class PartTotals:
+    """What is kept of one part."""
+
+    tables: pl.DataFrame  # TABLE_STATS
+    unplaced: pl.DataFrame
+    problems: pl.DataFrame
+    unauditable: pl.DataFrame
+    kept: pl.DataFrame  # every row of the shoes with a finding
+    rows_withheld: int
+    rids: int  # round ids the part used (it numbers them from 1)
+
+
+def part_totals(part: Ingested, finding_shoes: pl.DataFrame) -> PartTotals:
+    """One part's totals, keeping the rows of `finding_shoes` (table_id, shoe_id)."""
+    return PartTotals(
+        tables=_table_stats(part),
+        unplaced=part.unplaced,
+        problems=part.problems,
+        unauditable=part.unauditable,
+        kept=part.events.join(finding_shoes, on=["table_id", "shoe_id"], how="semi"),
+        rows_withheld=part.events.join(part.unauditable, on=ROUND_KEY, how="semi").height,
+        rids=int(part.events["rid"].max() or 0) + 1,
+    )
+
+
+@dataclass
 class LogTotals:
     files: list[InputFile]
     tables: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=TABLE_STATS))
@@ -56,20 +82,17 @@ class LogTotals:
     unauditable: pl.DataFrame | None = None  # (table_id, shoe_id, round) that lost a row
     kept: pl.DataFrame | None = None  # every row of the shoes with a finding
     rows_withheld: int = 0  # rows of rounds that lost a row
-    _rids: int = 0  # round ids used by the parts so far (each part numbers from 1)
+    _rids: int = 0  # round ids used by the parts so far
 
-    def add(self, part: Ingested, finding_shoes: pl.DataFrame) -> None:
-        """Count one part in, keeping the rows of `finding_shoes` (table_id, shoe_id)."""
-        withheld = part.events.join(part.unauditable, on=ROUND_KEY, how="semi").height
-        self.rows_withheld += withheld
-        kept = part.events.join(finding_shoes, on=["table_id", "shoe_id"], how="semi")
+    def add(self, piece: PartTotals) -> None:
+        self.rows_withheld += piece.rows_withheld
+        self.tables = pl.concat([self.tables, piece.tables])
+        self.unplaced = _stack(self.unplaced, piece.unplaced)
+        self.problems = _stack(self.problems, piece.problems)
+        self.unauditable = _stack(self.unauditable, piece.unauditable)
         # round ids stay unique over the parts: the replays group by them
-        kept = kept.with_columns(pl.col("rid") + self._rids)
-        self._rids += int(part.events["rid"].max() or 0) + 1
-        self.tables = pl.concat([self.tables, _table_stats(part)])
-        self.unplaced = _stack(self.unplaced, part.unplaced)
-        self.problems = _stack(self.problems, part.problems)
-        self.unauditable = _stack(self.unauditable, part.unauditable)
+        kept = piece.kept.with_columns(pl.col("rid") + self._rids)
+        self._rids += piece.rids
         self.kept = _stack(self.kept, kept)
 
     @property

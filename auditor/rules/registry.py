@@ -16,6 +16,7 @@ import polars as pl
 
 if TYPE_CHECKING:
     from ..audit_context import GameContext
+    from ..house import HouseRules
 
 SEVERITIES = ("error", "warning")
 SCOPES = ("input", "house", "baccarat", "blackjack")
@@ -48,6 +49,11 @@ class Rule:
     pass_example: str
     overcharge: bool = False  # a positive amount is an overcharge rather than an underpayment
     check: Callable[[GameContext], pl.DataFrame] | None = None
+    # A rule judged over tables that may be audited in different parts of the log
+    # (the tables of a pit): `check` then gives each part's evidence, with the
+    # table_id and seq of every row a finding may point at, and `across` judges the
+    # evidence of all parts at once, giving the check rows.
+    across: Callable[[pl.DataFrame, HouseRules], pl.DataFrame] | None = None
 
     def as_dict(self) -> dict[str, str]:
         return {

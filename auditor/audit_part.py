@@ -1,0 +1,201 @@
+"""Auditing one part of the log (the rows of a few whole tables): read, check,
+run every game rule, and keep what the whole audit needs of it.
+
+A part is audited on its own, in this process or in a worker process: what it
+gives back (`PartResult`) is small (findings, counts, the rows of the shoes
+with findings, and the evidence of the rules judged across parts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+
+import polars as pl
+
+from . import findings as fnd
+from .audit_context import GameContext, table_settings
+from .house import HouseRules
+from .ingest.load import ROUND_KEY, Ingested, ingest_part
+from .ingest.partition import Log
+from .ingest.totals import PartTotals, part_totals
+from .rules import catalog
+from .rules.input_quality import ROUND_NOT_AUDITABLE, TABLE_NOT_IN_HOUSE_RULES
+from .rules.registry import Rule
+from .rulesets import Rulesets
+
+GAMES = ("baccarat", "blackjack")
+
+
+def game_rules() -> dict[str, list[Rule]]:
+    return {
+        game: [r for r in catalog.REGISTRY.for_scope(game) if r.check is not None]
+        for game in GAMES
+    }
+
+
+@dataclass
+class Setting:
+    """What every part is audited under."""
+
+    log: Log
+    house: HouseRules
+    rulesets: Rulesets
+    on: date  # the day whose ruleset applies
+
+
+@dataclass
+class PartResult:
+    found: pl.DataFrame  # located findings of the rules judged within the part
+    totals: PartTotals
+    orphans: pl.DataFrame  # rows whose round is not known (see ingest_part)
+    evidence: dict[str, pl.DataFrame]  # per rule judged across parts
+    places: pl.DataFrame  # (table_id, seq, file_id, line) of the rows the evidence names
+    contexts: dict[str, GameContext] = field(default_factory=dict)  # kept in-process only
+
+
+def _not_auditable(ingested: Ingested) -> pl.DataFrame:
+    """One warning per round that lost a row, at its first row."""
+    firsts = (
+        ingested.events.join(ingested.unauditable, on=ROUND_KEY, how="semi")
+        .group_by(ROUND_KEY)
+        .agg(pl.col("game").first(), pl.col("seq").min())
+    )
+    rounds = ingested.unauditable.join(firsts, on=ROUND_KEY, how="left")
+    shoe_level = pl.col("round") == 0
+    return rounds.select(
+        *ROUND_KEY,
+        "seq",
+        "game",
+        pl.lit(ROUND_NOT_AUDITABLE.id).alias("rule_id"),
+        pl.when(shoe_level)
+        .then(
+            pl.format(
+                "The shoe-level events of shoe {} before round 1 lost a row; its shoe "
+                "procedure is not judged.",
+                "shoe_id",
+            )
+        )
+        .otherwise(
+            pl.format(
+                "Round {} of shoe {} lost a row and is reported, not judged on partial data.",
+                "round",
+                "shoe_id",
+            )
+        )
+        .alias("message"),
+        pl.lit("every row of the round readable and valid").alias("expected"),
+        pl.lit("a bad or unreadable row").alias("observed"),
+    )
+
+
+def _unlisted_tables(events: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
+    tables = (
+        events.filter(pl.col("table_id").is_not_null() & pl.col("game").is_in(GAMES))
+        .group_by("table_id", "game")
+        .agg(pl.col("seq").min())
+        .sort("table_id")
+    )
+    unlisted = [
+        row
+        for row in tables.iter_rows(named=True)
+        if not house.table(row["table_id"], row["game"]).listed
+    ]
+    return pl.DataFrame(
+        [
+            {
+                "table_id": r["table_id"],
+                "seq": r["seq"],
+                "game": r["game"],
+                "rule_id": TABLE_NOT_IN_HOUSE_RULES.id,
+                "message": f"Table {r['table_id']} ({r['game']}) is not listed in the house "
+                "rules; it is audited under the section defaults.",
+                "expected": f'a [[tables]] entry for {r["table_id"]} with game = "{r["game"]}"',
+                "observed": "no entry"
+                if r["table_id"] not in house.tables
+                else f"listed as {house.tables[r['table_id']].game}",
+            }
+            for r in unlisted
+        ],
+        schema={
+            "table_id": pl.String,
+            "seq": pl.Int64,
+            "game": pl.String,
+            "rule_id": pl.String,
+            "message": pl.String,
+            "expected": pl.String,
+            "observed": pl.String,
+        },
+    )
+
+
+def _game_checks(
+    game: str, rules: list[Rule], part: Ingested, setting: Setting,
+    tick: Callable[[str], None],
+) -> tuple[list[pl.DataFrame], dict[str, pl.DataFrame], GameContext | None]:
+    """The check rows of the rules judged within the part, the evidence of those
+    judged across parts, and the context the rules ran over."""
+    events = part.audited
+    if events.select((pl.col("game") != game).any()).item():
+        events = events.filter(pl.col("game") == game)  # copy only when games are mixed
+    if events.is_empty() or not rules:
+        return [], {}, None
+    house, on = setting.house, setting.on
+    params = setting.rulesets.params(game, on=on)
+    tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
+    ctx = GameContext(game, events, house, params, on, tables)
+    checks, evidence = [], {}
+    for rule in rules:
+        tick(f"checking {game}: {rule.id}")
+        if rule.across is not None:
+            evidence[rule.id] = rule.check(ctx)
+        else:
+            checks.append(fnd.from_check(rule, rule.check(ctx), game))
+    return checks, evidence, ctx
+
+
+def _places(evidence: dict[str, pl.DataFrame], events: pl.DataFrame) -> pl.DataFrame:
+    wanted = [e.select("table_id", "seq") for e in evidence.values()]
+    keys = pl.concat(wanted).drop_nulls().unique() if wanted else None
+    where = events.select("table_id", "seq", "file_id", "line")
+    return where.clear() if keys is None else where.join(keys, on=["table_id", "seq"], how="semi")
+
+
+def _finding_shoes(located: pl.DataFrame, part: Ingested,
+                   evidence: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """The shoes the report may show: of the findings and problems, and those the
+    evidence of rules judged across parts names."""
+    keys = ["table_id", "shoe_id"]
+    shoes = [located.select(keys), part.problems.select(keys)]
+    shoes += [e.select(keys) for e in evidence.values()]
+    return pl.concat(shoes, how="vertical_relaxed").drop_nulls().unique()
+
+
+def audit_part(
+    setting: Setting,
+    tables: list[str] | None,
+    first: bool,
+    row_offset: int,
+    orphans: pl.DataFrame | None,
+    tick: Callable[[str], None] = lambda _: None,
+    keep_contexts: bool = False,
+) -> PartResult:
+    seats = tuple(setting.house.baccarat["seats"])
+    part = ingest_part(setting.log, tables, seats, first, row_offset, orphans)
+    checks = [
+        fnd.as_check_rows(_not_auditable(part)),
+        fnd.as_check_rows(_unlisted_tables(part.events, setting.house)),
+    ]
+    evidence: dict[str, pl.DataFrame] = {}
+    contexts = {}
+    for game, rules in game_rules().items():
+        game_checks, game_evidence, ctx = _game_checks(game, rules, part, setting, tick)
+        checks += game_checks
+        evidence.update(game_evidence)
+        if ctx is not None and keep_contexts:
+            contexts[game] = ctx  # its frames are built already: the report reuses them
+    located = fnd.located(pl.concat(checks), part.events, setting.log.files)
+    totals = part_totals(part, _finding_shoes(located, part, evidence))
+    return PartResult(located, totals, part.orphans, evidence, _places(evidence, part.events),
+                      contexts)
