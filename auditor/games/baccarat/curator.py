@@ -18,6 +18,7 @@ position with the smallest (position - p - 1) mod n, so the order wraps.
   round (the round it precedes, >= 1), row_round (the round the row carries: 0 or round),
   seq, seat, accepted, pos (house position)
   k          which sequence of its round (0 unless an earlier offer of the round was accepted)
+  sequence   its sequence's number, in shoe order
   index      place within its sequence (0 = the sequence's first offer)
   shoe_first whether its sequence is the shoe's first
   prev_seat  the seat offered just before it in the sequence (index > 0)
@@ -72,21 +73,48 @@ def _seat_at(ctx: GameContext, position: pl.Expr) -> pl.Expr:
     )
 
 
-def _occupied(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
-    """Positions with a wager in each round: the seats the shoe may be offered to."""
-    return (
-        ctx.events.filter((pl.col("event") == "wager") & (pl.col("round") > 0))
-        .join(big, on="table_id", how="semi")
-        .group_by(KEY)
-        .agg(_position(ctx, pl.col("seat")).drop_nulls().unique().sort().alias("occupied"))
+def _occupied(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
+    """Positions with a wager in each round of `keys` (the rounds offers precede): the
+    seats the shoe may be offered to."""
+    rounds = keys.join(replay.spans(ctx).select("rid", *KEY), on=KEY)
+    # each round's positions sorted and once each before they are gathered into lists
+    occupied = (
+        replay.rows_of(ctx, ["wager"], "seat")
+        .join(rounds.select("rid"), on="rid", how="semi")
+        .select("rid", _position(ctx, pl.col("seat")).alias("occupied"))
+        .drop_nulls()
+        .sort("rid", "occupied")
+        .filter(_starts("rid", "occupied"))
+        .group_by("rid")
+        .agg("occupied")
     )
+    return rounds.join(occupied, on="rid").drop("rid")
+
+
+def _starts(*columns: str) -> pl.Expr:
+    """Whether a row begins a new run of `columns` in a frame sorted by them: the groups'
+    boundaries, where a window per group would be slow over many small groups."""
+    return pl.any_horizontal(pl.col(c).ne_missing(pl.col(c).shift(1)) for c in columns)
+
+
+def _since(start: pl.Expr, value: pl.Expr) -> pl.Expr:
+    """`value` less its value at the last row where `start` holds."""
+    return value - pl.when(start).then(value).forward_fill()
 
 
 def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
+    """The offers sorted by the round they precede, then seq, with their sequence."""
     accepted = pl.col("accepted").fill_null(False)
+    # the offers first, then the big tables among them: few table names to compare
+    offered = (
+        ctx.events.lazy()
+        .filter(pl.col("event") == "shoe_offer")
+        .select(*KEY, "seq", "seat", "accepted")
+        .collect(engine=replay.ENGINE)
+    )
     rows = (
-        ctx.events.filter(pl.col("event") == "shoe_offer")
-        .join(big, on="table_id", how="semi")
+        offered.lazy()
+        .filter(pl.col("table_id").is_in(big.get_column("table_id").to_list()))
         .select(
             *SHOE,
             # an offer recorded before the first round (round 0) precedes round 1
@@ -96,28 +124,36 @@ def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
             pl.col("seat").cast(pl.Int64),
             accepted.alias("accepted"),
         )
-        .sort("table_id", "seq")
+        .sort(*KEY, "seq")
+        .collect(engine=replay.ENGINE)
     )
     # a sequence ends at its first acceptance: later offers of the round start a new one
     taken = pl.col("accepted").cast(pl.Int64)
-    return rows.with_columns(
-        (taken.cum_sum() - taken).over(KEY).alias("k"),
+    rows = rows.with_columns(
+        _since(_starts(*KEY), taken.cum_sum() - taken).alias("k"),
         _position(ctx, pl.col("seat")).alias("pos"),
-    ).with_columns(
-        pl.int_range(pl.len()).over(SEQUENCE).alias("index"),
-        pl.col("seat").shift(1).over(SEQUENCE).alias("prev_seat"),
+    )
+    first = _starts(*SEQUENCE)
+    return rows.with_columns(
+        first.cum_sum().alias("sequence"),  # numbers the sequences in shoe order
+        _since(first, pl.int_range(pl.len())).alias("index"),
+        pl.when(~first).then(pl.col("seat").shift(1)).alias("prev_seat"),
     )
 
 
 def _sequences(rows: pl.DataFrame) -> pl.DataFrame:
     """One row per offer sequence, in shoe order, with the seat that accepted it."""
+    first = _starts(*SHOE)
     return (
-        rows.group_by(SEQUENCE)
-        .agg(pl.col("seat").filter(pl.col("accepted")).first().alias("acceptor"))
-        .sort(*SEQUENCE)
+        rows.group_by("sequence")
+        .agg(
+            pl.col(SEQUENCE).first(),
+            pl.col("seat").filter(pl.col("accepted")).first().alias("acceptor"),
+        )
+        .sort("sequence")
         .with_columns(
-            (pl.int_range(pl.len()).over(SHOE) == 0).alias("shoe_first"),
-            pl.col("acceptor").shift(1).over(SHOE).alias("prev_curator"),
+            first.alias("shoe_first"),
+            pl.when(~first).then(pl.col("acceptor").shift(1)).alias("prev_curator"),
         )
     )
 
@@ -148,7 +184,7 @@ def _or_seat(ctx: GameContext) -> pl.Expr:
 def build_offers(ctx: GameContext) -> pl.DataFrame:
     big = _big_tables(ctx)
     rows = _offer_rows(ctx, big)
-    sequences = _sequences(rows).drop("acceptor")
+    sequences = _sequences(rows).select("sequence", "shoe_first", "prev_curator")
     seat_one = _position(ctx, pl.lit(1, pl.Int64)).fill_null(0)
     first, later = pl.col("index") == 0, pl.col("index") > 0
     shoe_first = first & pl.col("shoe_first")
@@ -171,8 +207,8 @@ def build_offers(ctx: GameContext) -> pl.DataFrame:
         .then(_position(ctx, pl.col("prev_seat")))
     )
     return (
-        rows.join(sequences, on=SEQUENCE, how="left")
-        .join(_occupied(ctx, big), on=KEY, how="left")
+        rows.join(sequences, on="sequence", how="left")
+        .join(_occupied(ctx, rows.select(KEY).unique()), on=KEY, how="left")
         .with_columns(
             pl.col("occupied").fill_null(pl.lit([], pl.List(pl.Int64))),
             judged_by.alias("judged_by"),
@@ -201,8 +237,8 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
     sequences = _sequences(offers(ctx))
     # the last sequence of a round decides who deals it
     holder = (
-        sequences.group_by(KEY)
-        .agg(pl.col("acceptor").sort_by("k").last())
+        sequences.group_by(KEY, maintain_order=True)
+        .agg(pl.col("acceptor").last())  # the sequences are in shoe order
         .with_columns(pl.lit(True).alias("has_offers"))
     )
     rounds = (
@@ -226,10 +262,14 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
             pl.col("acceptor").is_null().alias("dealer_deals"),
         )
     )
+    # the rounds in shoe order: a state carries forward to the shoe's later rounds only
+    shoe = _starts(*SHOE).cum_sum()
+    same_shoe = pl.when(pl.col("has_offers")).then(shoe).forward_fill() == shoe
     return (
         rounds.join(holder, on=KEY, how="left")
+        .sort(*KEY)
         .with_columns(pl.col("has_offers").fill_null(False))
-        .with_columns(state.forward_fill().over(SHOE, order_by="round").alias("state"))
+        .with_columns(pl.when(same_shoe).then(state.forward_fill()).alias("state"))
         .unnest("state")
         .drop("acceptor")
         .with_columns(
@@ -239,7 +279,6 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
             .fill_null(False)
             .alias("banker_lost"),
         )
-        .sort(*KEY)
     )
 
 

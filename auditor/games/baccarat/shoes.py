@@ -38,32 +38,48 @@ def _burn_value(ctx: GameContext, card: pl.Expr) -> pl.Expr:
     return card.str.slice(0, 1).replace_strict(values, default=None, return_dtype=pl.Int64)
 
 
-def _per_shoe(ctx: GameContext) -> pl.DataFrame:
+def _shoe_events(ctx: GameContext) -> pl.LazyFrame:
+    """Per shoe: its shuffle, the burns before round 1 and the cover card."""
     event = pl.col("event")
     before_play = pl.col("round") == 0
     burn = before_play & (event == "burn")
     shuffle = event == "shuffle"
     cover = event == "cover_card"
-    return ctx.events.group_by(SHOE_KEY, maintain_order=True).agg(
-        pl.col("seq").min().alias("first_seq"),
-        pl.col("seq").max().alias("last_seq"),
-        (before_play & shuffle).any().alias("auditable"),
-        pl.col("seq").filter(shuffle).min().alias("shuffle_seq"),
-        pl.col("decks").filter(shuffle).first().alias("decks"),
-        pl.col("card").filter(burn).alias("burn_cards"),
-        pl.col("seq").filter(burn).alias("burn_seqs"),
-        pl.col("round").filter(cover).min().alias("cover_round"),
-        pl.col("seq").filter(cover).min().alias("cover_seq"),
-        pl.col("round").max().alias("last_round"),
+    return (
+        ctx.events.lazy()
+        .filter(event.is_in(["shuffle", "burn", "cover_card"]))
+        .group_by(SHOE_KEY)
+        .agg(
+            (before_play & shuffle).any().alias("auditable"),
+            pl.col("seq").filter(shuffle).min().alias("shuffle_seq"),
+            pl.col("decks").filter(shuffle).first().alias("decks"),
+            pl.col("card").filter(burn).alias("burn_cards"),
+            pl.col("seq").filter(burn).alias("burn_seqs"),
+            pl.col("round").filter(cover).min().alias("cover_round"),
+            pl.col("seq").filter(cover).min().alias("cover_seq"),
+        )
     )
 
 
 def build_shoes(ctx: GameContext) -> pl.DataFrame:
-    rounds = replay.rounds(ctx).select(
+    last_rounds = replay.rounds(ctx).lazy().select(
         *SHOE_KEY, pl.col("round").alias("last_round"), pl.col("void").alias("last_round_void")
     )
     shoes = (
-        _per_shoe(ctx)
+        replay.spans(ctx)
+        .lazy()
+        .group_by(SHOE_KEY)
+        .agg(
+            pl.col("first_seq").min(),
+            pl.col("last_seq").max(),
+            pl.col("round").max().alias("last_round"),
+        )
+        .join(_shoe_events(ctx), on=SHOE_KEY, how="left")
+        .with_columns(
+            pl.col("auditable").fill_null(False),
+            pl.col("burn_cards").fill_null([]),
+            pl.col("burn_seqs").fill_null([]),
+        )
         .sort("table_id", "first_seq")
         .with_columns(
             pl.int_range(1, pl.len() + 1).over("table_id").alias("shoe_no"),
@@ -71,7 +87,9 @@ def build_shoes(ctx: GameContext) -> pl.DataFrame:
             _burn_value(ctx, pl.col("burn_cards").list.first()).alias("burn_required"),
         )
     )
-    return shoes.join(rounds, on=[*SHOE_KEY, "last_round"], how="left", maintain_order="left")
+    return shoes.join(
+        last_rounds, on=[*SHOE_KEY, "last_round"], how="left", maintain_order="left"
+    ).collect(engine=replay.ENGINE)
 
 
 def shoes(ctx: GameContext) -> pl.DataFrame:

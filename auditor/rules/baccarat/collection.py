@@ -22,7 +22,8 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.baccarat import settlement
+from ...games.baccarat import replay, settlement
+from ...house import HouseRules
 from ..registry import Rule, register
 
 KEY = settlement.KEY
@@ -30,7 +31,7 @@ PROCEDURES = ("i", "ii", "iii", "iv")
 
 
 def _keys() -> dict[str, pl.Expr]:
-    """Each procedure's sort key over pay/vig rows (seats are below 1000)."""
+    """Each procedure's sort key over pay/vig rows (seats are below 1000: keys below 2000)."""
     pay_first = pl.when(pl.col("event") == "pay").then(0).otherwise(1)
     vig_first = 1 - pay_first
     down = 999 - pl.col("seat")
@@ -42,32 +43,42 @@ def _keys() -> dict[str, pl.Expr]:
     }
 
 
+# room for every key value under one round id, so that (rid, key) is one number
+ROUND_SPAN = 2000
+
+
+def _out_of_place(key: pl.Expr) -> pl.Expr:
+    """Whether a later row of the row's round has a lower key, over rows sorted by round
+    and seq. Such a row is not where the procedure puts it: the first of them is where
+    the round departs from the procedure, and a round without any fits it.
+
+    With the round id above the key, one running minimum from the end serves every round
+    at once: the rows of later rounds rank above all of this round's.
+    """
+    ranked = pl.col("rid") * ROUND_SPAN + key
+    lowest_after = ranked.reverse().cum_min().reverse().shift(-1)
+    return (ranked > lowest_after).fill_null(False)
+
+
 def build_order(ctx: GameContext) -> pl.DataFrame:
     """One row per judged round with pay/vig rows: for each procedure p, `fits_<p>` and
     `bad_<p>` (the first row not where p puts it), and the pit's configured `procedure`."""
-    rounds = settlement.judged_rounds(ctx).filter(pl.col("judged"))
-    ordered = (
-        ctx.events.filter(pl.col("event").is_in(["pay", "vig"]))
-        .join(rounds.select(*KEY, "ez", "pit"), on=KEY, how="inner")
+    rounds = settlement.judged_rounds(ctx).filter(pl.col("judged")).select(
+        "rid", *KEY, "ez", "pit"
+    )
+    rows = (
+        replay.rows_of(ctx, ["pay", "vig"], "seq", "event", "seat")
+        .join(rounds.select("rid", "ez"), on="rid", how="inner")
         .filter((pl.col("event") == "pay") | ~pl.col("ez"))
-        .sort("table_id", "seq")
-        .with_columns(pl.int_range(pl.len()).over(KEY).alias("_at"))
+        .sort("rid", "seq")
+        .with_columns(_out_of_place(key).alias(f"out_{p}") for p, key in _keys().items())
     )
-    # each row's place in the procedure's order (rows with one key keep their seq
-    # order: several pays of one seat), against its place in the log
-    ordered = ordered.with_columns(
-        (pl.int_range(pl.len()).sort_by(key, "seq").over(KEY) != pl.col("_at"))
-        .alias(f"out_{p}")
-        for p, key in _keys().items()
-    )
-    per_round = ordered.group_by(KEY).agg(
-        pl.col("ez").first(),
-        pl.col("pit").first(),
+    per_round = rows.group_by("rid").agg(
         *[(~pl.col(f"out_{p}").any()).alias(f"fits_{p}") for p in PROCEDURES],
         *[pl.col("seq").filter(pl.col(f"out_{p}")).min().alias(f"bad_{p}") for p in PROCEDURES],
     )
     configured = ctx.house.collection_procedure
-    return per_round.with_columns(
+    return rounds.join(per_round, on="rid", how="inner").with_columns(
         pl.col("pit")
         .cast(pl.String)
         .replace_strict(configured, default=None, return_dtype=pl.String)
@@ -97,18 +108,21 @@ def _fitting() -> pl.Expr:
 
 def paid_before_collecting(ctx: GameContext) -> pl.DataFrame:
     # (g)(2): "the dealer first shall collect each losing wager"
-    rounds = settlement.judged_rounds(ctx).filter(pl.col("judged"))
-    rows = ctx.events.filter(pl.col("event").is_in(["pay", "vig", "collect"])).join(
-        rounds.select(KEY), on=KEY, how="semi"
-    )
+    rounds = settlement.judged_rounds(ctx).filter(pl.col("judged")).select("rid")
+    rows = settlement.settlements(ctx)
     collect = pl.col("event") == "collect"
-    per_round = rows.group_by(KEY).agg(pl.col("seq").filter(collect).max().alias("last_collect"))
+    per_round = (
+        rows.filter(collect)
+        .join(rounds, on="rid", how="semi")
+        .group_by("rid")
+        .agg(pl.col("seq").max().alias("last_collect"))
+    )
     early = (
-        rows.filter(~collect)
-        .join(per_round, on=KEY)
+        rows.filter(pl.col("event").is_in(["pay", "vig"]))
+        .join(per_round, on="rid")
         .filter(pl.col("seq") < pl.col("last_collect"))
         .sort("table_id", "seq")
-        .group_by(KEY, maintain_order=True)
+        .group_by("rid", maintain_order=True)
         .agg(pl.all().first(), pl.len().alias("n_early"))
     )
     what = pl.when(pl.col("event") == "pay").then(
@@ -210,12 +224,39 @@ def _described(prefix: str) -> pl.Expr:
     return pl.concat_str(names, separator=" or ", ignore_nulls=True)
 
 
-def pit_procedures_differ(ctx: GameContext) -> pl.DataFrame:
+IN_COLUMNS = [f"in_{p}" for p in PROCEDURES]
+
+
+def pit_evidence(ctx: GameContext) -> pl.DataFrame:
+    """Per table of a pit and per procedure p: the procedures its rounds fit most
+    (`in_<p>`), and the first row that fits the table's own procedure but not p
+    (`seq`, `shoe_id`): where a finding that the table is off p points. The pit is
+    judged by `pit_procedures_differ` over every part of the log at once."""
+    tables = _table_procedures(ctx)
+    rounds = order(ctx).join(tables.select("table_id", *IN_COLUMNS), on="table_id")
+    own = pl.any_horizontal(*[pl.col(f"in_{p}") & pl.col(f"fits_{p}") for p in PROCEDURES])
+    rounds = rounds.filter(own)
+    showing = pl.concat(
+        [
+            rounds.filter(~pl.col(f"fits_{p}"))
+            .sort(f"bad_{p}")
+            .group_by("table_id")
+            .agg(pl.col(f"bad_{p}").first().alias("seq"), pl.col("shoe_id").first())
+            .with_columns(pl.lit(p).alias("reference"))
+            for p in PROCEDURES
+        ]
+    )
+    return tables.select("table_id", pl.col("pit").cast(pl.String), *IN_COLUMNS).join(
+        showing, on="table_id", how="left"
+    )
+
+
+def pit_procedures_differ(evidence: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
     # (g)(3): "the same procedure shall be used for all baccarat tables located
     # within the same gaming pit". Tables whose rounds fit no common procedure
     # diverge; the tables off the pit's procedure are reported once each.
-    tables = _table_procedures(ctx)
-    pits = _pit_reference(tables, ctx.house.collection_procedure)
+    tables = evidence.select("table_id", "pit", *IN_COLUMNS).unique("table_id", keep="first")
+    pits = _pit_reference(tables, house.collection_procedure)
     off = (
         tables.join(pits.filter("diverge"), on="pit")
         .with_columns(_pick(pl.col("reference"), "in_").alias("follows_reference"))
@@ -223,21 +264,12 @@ def pit_procedures_differ(ctx: GameContext) -> pl.DataFrame:
     )
     # the first row showing it: the first round that fits the table's own
     # procedure but not the pit's
-    rounds = order(ctx).join(off.select("table_id", "reference", *[f"in_{p}" for p in PROCEDURES]),
-                             on="table_id")
-    own = pl.any_horizontal(*[pl.col(f"in_{p}") & pl.col(f"fits_{p}") for p in PROCEDURES])
-    showing = (
-        rounds.filter(own & ~_pick(pl.col("reference"), "fits_"))
-        .with_columns(_pick(pl.col("reference"), "bad_").alias("seq"))
-        .sort("seq")
-        .group_by("table_id")
-        .agg(pl.col("seq").first(), pl.col("shoe_id").first())
-    )
+    showing = evidence.select("table_id", "reference", "seq", "shoe_id").drop_nulls("reference")
     source = pl.when(pl.col("configured")).then(pl.lit("configured")).otherwise(
         pl.lit("followed by most of its tables")
     )
     return off.join(pits.select("pit", "configured"), on="pit").join(
-        showing, on="table_id", how="left"
+        showing, on=["table_id", "reference"], how="left"
     ).select(
         "table_id",
         "shoe_id",
@@ -307,6 +339,7 @@ PIT_UNIFORM = register(
         "wrong procedure is BA702's only.",
         "PIT-1: BAC-01 settles by procedure (ii), BAC-03 by procedure (iii).",
         "PIT-1: BAC-01 and BAC-03 both settle by procedure (ii).",
-        check=pit_procedures_differ,
+        check=pit_evidence,
+        across=pit_procedures_differ,
     )
 )

@@ -9,7 +9,8 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.baccarat import settlement
+from ...games.baccarat import replay, settlement
+from ...games.baccarat.shoes import shoes
 from ..registry import Rule, register
 
 KEY = settlement.KEY
@@ -90,19 +91,6 @@ def commission_on_ez(ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def _shoes(ctx: GameContext) -> pl.DataFrame:
-    """Each shoe of a table in seq order (`idx` from 0), with the first seq of the next."""
-    return (
-        ctx.events.group_by("table_id", "shoe_id")
-        .agg(pl.col("seq").min().alias("first_seq"))
-        .sort("table_id", "first_seq")
-        .with_columns(
-            pl.col("first_seq").shift(-1).over("table_id").alias("next_shoe_seq"),
-            pl.int_range(pl.len()).over("table_id").alias("idx"),
-        )
-    )
-
-
 def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
     """Per table, shoe and seat: commission marked and settled, the lammer left open (of
     those marked since the seat's balance last stood at zero, the first of exactly the
@@ -112,8 +100,10 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
     marked = (pl.col("event") == "vig") & (pl.col("mode") == "marked")
     settle = pl.col("event") == "vig_settle"
     rows = (
-        ctx.events.filter(marked | settle)
-        .sort("table_id", "seq")
+        ctx.events.lazy()
+        .filter(marked | settle)
+        .select(*group, "round", "seq", "event", "mode", "amount_cents")
+        .collect(engine=replay.ENGINE)
         .with_columns(
             pl.when(settle).then(-pl.col("amount_cents")).otherwise("amount_cents")
             .cum_sum()
@@ -141,7 +131,11 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
         pl.col("seq").filter(too_much).first().alias("over_seq"),
         pl.col("round").filter(too_much).first().alias("over_round"),
     )
-    per_seat = per_seat.join(_shoes(ctx), on=["table_id", "shoe_id"], how="inner")
+    # each shoe of a table in seq order (`idx` from 0), with the first seq of the next
+    tables_shoes = shoes(ctx).select(
+        "table_id", "shoe_id", "next_shoe_seq", (pl.col("shoe_no") - 1).alias("idx")
+    )
+    per_seat = per_seat.join(tables_shoes, on=["table_id", "shoe_id"], how="inner")
     # What the previous shoe left outstanding and this shoe settled late is that
     # shoe's finding, not an overcharge of this one.
     carried = per_seat.select(

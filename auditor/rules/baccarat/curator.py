@@ -55,18 +55,15 @@ def first_offer_not_at_seat_one(ctx: GameContext) -> pl.DataFrame:
 
 def curator_kept_shoe_after_banker_loss(ctx: GameContext) -> pl.DataFrame:
     # (h)(1)(i): after a banker loss the next round must begin with a pass (an offer sequence)
-    # curators(ctx) is sorted by table, shoe and round
-    rounds = shoe_holder.curators(ctx).with_columns(
-        pl.col("round", "banker_lost", "curator", "p_points", "b_points", "panda8")
-        .shift(1)
-        .over(shoe_holder.SHOE)
-        .name.prefix("prev_")
+    rounds = shoe_holder.curators(ctx)
+    # each round a curator dealt and the banker lost, as the round before the next one
+    lost = rounds.filter(pl.col("banker_lost") & pl.col("curator").is_not_null()).select(
+        *shoe_holder.SHOE,
+        (pl.col("round") + 1).alias("round"),
+        pl.col("round", "curator", "p_points", "b_points", "panda8").name.prefix("prev_"),
     )
-    kept = rounds.filter(
-        (pl.col("prev_round") == pl.col("round") - 1)
-        & pl.col("prev_banker_lost")
-        & pl.col("prev_curator").is_not_null()
-        & ~pl.col("has_offers")
+    kept = rounds.filter(~pl.col("has_offers")).join(
+        lost, on=shoe_holder.KEY, how="inner", maintain_order="left"
     )
     loss = pl.when(pl.col("prev_panda8")).then(pl.lit("a panda 8, ")).otherwise(pl.lit(""))
     return kept.select(

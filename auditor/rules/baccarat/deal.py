@@ -30,10 +30,15 @@ def _card_seq(position: pl.Expr | int) -> pl.Expr:
     return pl.col("seqs").list.get(position, null_on_oob=True)
 
 
-def _dealt_rounds(ctx: GameContext) -> pl.DataFrame:
-    """Rounds not void whose first four cards are two per hand: the hands are known."""
+def _build_dealt_rounds(ctx: GameContext) -> pl.DataFrame:
     two_each = order.str.slice(0, 4).str.count_matches("P") == 2
     return replay.rounds(ctx).filter(~pl.col("void") & (n_cards >= 4) & two_each)
+
+
+def _dealt_rounds(ctx: GameContext) -> pl.DataFrame:
+    """Rounds not void whose first four cards are two per hand: the hands are known.
+    Found once for the draw rules."""
+    return ctx.derived("baccarat.dealt_rounds", _build_dealt_rounds)
 
 
 def _draw_findings(

@@ -38,25 +38,34 @@ def _settlement_text(kind: pl.Expr, cents: pl.Expr, odds: pl.Expr | None = None)
     return pl.when(kind == "pay").then(pl.format("{} ({}:1)", text, odds)).otherwise(text)
 
 
-def missettled(ctx: GameContext, which: pl.Expr) -> pl.DataFrame:
-    """Wagers selected by `which` whose one settlement differs from what they were owed."""
-    wagers = settlement.wagers(ctx).filter(
-        pl.col("judged") & pl.col("expected_kind").is_not_null() & (pl.col("n_settled") == 1)
-    )
+def _settled_wrong(ctx: GameContext) -> pl.DataFrame:
+    """The judged wagers whose one settlement differs from what they were owed."""
     wrong = (pl.col("settled_kind") != pl.col("expected_kind")) | (
         pl.col("settled_cents") != pl.col("expected_cents")
     )
+    return settlement.wagers(ctx).filter(
+        pl.col("judged")
+        & pl.col("expected_kind").is_not_null()
+        & (pl.col("n_settled") == 1)
+        & wrong
+    )
+
+
+def missettled(ctx: GameContext, which: pl.Expr) -> pl.DataFrame:
+    """Wagers selected by `which` whose one settlement differs from what they were owed."""
+    # found once for every bet type's rule
+    wagers = ctx.derived("baccarat.settled_wrong", _settled_wrong)
     expected = _settlement_text(pl.col("expected_kind"), pl.col("expected_cents"), pl.col("odds"))
     observed = _settlement_text(pl.col("settled_kind"), pl.col("settled_cents"))
-    return wagers.filter(which & wrong).select(
+    return wagers.filter(which).select(
         "table_id",
         "shoe_id",
         "round",
         pl.col("settled_seq").alias("seq"),
         pl.format(
             "Seat {}'s {} wager of {} was {}; {}, so it should have been {}.",
-            "seat", "bet", settlement.dollars(pl.col("staked_cents")), observed, "outcome",
-            expected,
+            "seat", "bet", settlement.dollars(pl.col("staked_cents")), observed,
+            settlement.outcome_text(), expected,
         ).alias("message"),
         expected.alias("expected"),
         observed.alias("observed"),

@@ -64,8 +64,27 @@ SHOE_BELOW_MIN_DECKS = register(
 # --- BA102 (a)(4): no card more often than the decks hold
 
 
+def _cards_beyond_decks(ctx: GameContext) -> pl.DataFrame:
+    """The burn and card rows of each card that comes out of its shoe more often than the
+    shoe's decks hold: only those can be a copy too many, and there are few."""
+    rows = (
+        ctx.events.lazy()
+        .filter(pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null())
+        .select(*SHOE_KEY, "round", "seq", "event", "card")
+    )
+    decks = shoes(ctx).lazy().select(*SHOE_KEY, "decks")
+    too_many = (
+        rows.group_by(*SHOE_KEY, "card")
+        .len()
+        .join(decks, on=SHOE_KEY)
+        .filter(pl.col("len") > pl.col("decks"))
+        .select(*SHOE_KEY, "card")
+    )
+    return rows.join(too_many, on=[*SHOE_KEY, "card"], how="semi").collect(engine=replay.ENGINE)
+
+
 def excess_cards(ctx: GameContext) -> pl.DataFrame:
-    return common.excess_cards(ctx.events, shoes(ctx))
+    return common.excess_cards(_cards_beyond_decks(ctx), shoes(ctx))
 
 
 CARD_OVER_DECKS = register(
@@ -288,15 +307,14 @@ COVER_CARD_LAST_HAND = register(
 
 def _money_by_wager(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataFrame:
     """Per seat and bet of a void round: wagered, pushed, paid and collected cents."""
-    key = [*replay.KEY, "seat", "bet"]
 
     def total(event: str) -> pl.Expr:
         return pl.col("amount_cents").filter(pl.col("event") == event).sum().alias(event)
 
     return (
-        ctx.events.filter(pl.col("event").is_in(MONEY))
-        .join(void_rounds, on=replay.KEY, how="semi")
-        .group_by(key, maintain_order=True)
+        replay.rows_of(ctx, MONEY, "seq", "event", "seat", "bet", "amount_cents")
+        .join(void_rounds.select("rid"), on="rid", how="semi")
+        .group_by("rid", "seat", "bet", maintain_order=True)
         .agg(
             *(total(e) for e in MONEY),
             pl.col("seq").filter(pl.col("event") != "wager").min().alias("settle_seq"),
@@ -330,7 +348,7 @@ def _unreturned_wagers(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataFr
     return (
         _money_by_wager(ctx, void_rounds)
         .filter(bad)
-        .join(void_rounds, on=replay.KEY, how="left")
+        .join(void_rounds, on="rid", how="left")
         .select(
             *replay.KEY,
             pl.coalesce("settle_seq", "void_seq").alias("seq"),
@@ -355,8 +373,8 @@ def _commission_in_void(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataF
     """A commission on a void round: nothing won, nothing owed (vig_settle of earlier marked
     commission is not this round's and may well come before the reshuffle)."""
     return (
-        ctx.events.filter(pl.col("event") == "vig")
-        .join(void_rounds, on=replay.KEY, how="semi")
+        replay.rows_of(ctx, ["vig"], *replay.KEY, "seq", "seat", "amount_cents", "mode")
+        .join(void_rounds, on="rid", how="semi")
         .select(
             *replay.KEY,
             "seq",
@@ -375,7 +393,9 @@ def _commission_in_void(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataF
 
 
 def void_not_returned(ctx: GameContext) -> pl.DataFrame:
-    void_rounds = replay.rounds(ctx).filter(pl.col("void")).select(*replay.KEY, "void_seq")
+    void_rounds = (
+        replay.rounds(ctx).filter(pl.col("void")).select("rid", *replay.KEY, "void_seq")
+    )
     return pl.concat(
         [_unreturned_wagers(ctx, void_rounds), _commission_in_void(ctx, void_rounds)],
         how="diagonal_relaxed",

@@ -16,23 +16,30 @@ from ..registry import Rule, register
 KEY = settlement.KEY
 
 
-def _wager_rows(ctx: GameContext) -> pl.DataFrame:
-    """Each wager row with its round's no_more_bets seq, in rounds judged on wagers."""
+def _judged_on_wagers(ctx: GameContext) -> pl.DataFrame:
+    """The rounds whose wagers are judged, with their key."""
     rounds = settlement.judged_rounds(ctx).filter(~pl.col("deal_only"))
-    return (
-        ctx.events.filter((pl.col("event") == "wager") & (pl.col("round") > 0))
-        .join(rounds.select(*KEY, "no_more_bets_seq", "ez"), on=KEY, how="inner")
-        .sort("table_id", "seq")
-    )
+    return rounds.select("rid", *KEY)
 
 
 def late_wagers(ctx: GameContext) -> pl.DataFrame:
     # (b)(3): no wager made or increased once "no more bets" is called. A round
     # without a no_more_bets row has no moment to judge against.
-    rows = _wager_rows(ctx).with_columns(
-        (pl.col("seq").rank("ordinal").over(*KEY, "seat", "bet") > 1).alias("raise")
+    after = pl.col("no_more_bets_seq")
+    # only a wager placed after it, or raised, can have a row after it: few to look at
+    suspects = settlement.wagers(ctx).filter(
+        ~pl.col("deal_only") & ((pl.col("wager_seq") > after) | (pl.col("wager_rows") > 1))
     )
-    late = rows.filter(pl.col("seq") > pl.col("no_more_bets_seq"))
+    late = (
+        settlement.wager_rows(ctx)
+        .join(
+            suspects.select("rid", "seat", "bet", *KEY, after, "wager_seq"),
+            on=["rid", "seat", "bet"], how="inner", maintain_order="left",
+        )
+        .filter(pl.col("seq") > after)
+        # a row after the wager's first one raises it
+        .with_columns((pl.col("seq") > pl.col("wager_seq")).alias("raise"))
+    )
     what = pl.when(pl.col("raise")).then(pl.lit("raised by")).otherwise(pl.lit("placed for"))
     return late.select(
         *KEY,
@@ -57,7 +64,11 @@ def off_step_wagers(ctx: GameContext) -> pl.DataFrame:
     # (d)(2): "Wagers shall be accepted in $5 increments only"; each wager row
     # (a first stake or a raise) is a placement of chips and must be on the grid.
     step = int(ctx.params["wager_step_cents"])
-    rows = _wager_rows(ctx).filter(pl.col("amount_cents") % step != 0)
+    rows = (
+        settlement.wager_rows(ctx)
+        .filter(pl.col("amount_cents") % step != 0)
+        .join(_judged_on_wagers(ctx), on="rid", how="inner", maintain_order="left")
+    )
     return rows.select(
         *KEY,
         "seq",
