@@ -3,9 +3,9 @@
 A pair's second card is recorded (`card` row) with the hand it was dealt to, before
 any split; the split makes it the first card of the new hand. So the cards of a hand
 are not simply its `card` rows: these frames move each split card to the hand the
-split made, from the split on (replay.hands does not; it counts the card on the hand
-it was dealt to). Built once per audit through `ctx.derived`; void rounds are left out
-(they are not judged on their play).
+split made, from the split on (replay.hands and replay.hand_facts read the hands'
+final cards from here). Built once per audit through `ctx.derived`; void rounds are
+left out (they are not judged on their play).
 
 splits(ctx)     one row per split action: rid, table_id, shoe_id, round, seq, seat, hand
                 (the hand split), split_no (1, 2, ... on the box), new_hand (split_no + 1:
@@ -16,14 +16,19 @@ holdings(ctx)   one row per card and hand that held it: rid, table_id, shoe_id, 
                 seat, hand, seq (the card row), card, value (ace 1), since (from when the
                 hand held it: the card's seq, or the split's for a moved card), until (the
                 split that took it away; null if kept), moved_in (the new hand's first card)
-decisions(ctx)  one row per action row, with the hand as it stood just before it:
-                rid, table_id, shoe_id, round, seq, seat, hand, action, cards, values,
-                n_cards, total, soft (engine.running_totals over the cards then held),
-                natural (a two-card 21 on hand 1 of a box not split so far),
+decisions(ctx)  one row per action row (sorted by rid, seq), with the hand as it stood
+                just before it: rid, table_id, shoe_id, round, seq, seat, hand, action,
+                n_cards, total, soft (over the cards then held), pair (two cards identical
+                in value), natural (a two-card 21 on hand 1 of a box not split so far),
                 splits_before (splits on the box before it), doubled_before (doubles
-                on this hand before it), aces_pair (two aces held), aces_splits_before
-                (splits of two aces on the box before it), split_ace (the hand was made
-                by splitting aces, before this action)
+                on this hand before it), decision_no (1, 2, ... among the hand's actions),
+                aces_pair (two aces held), aces_splits_before (splits of two aces on the
+                box before it), split_ace (the hand was made by splitting aces, before
+                this action)
+held_cards(ctx, rows)  `rows` (rid, seat, hand, seq of an action) with `cards` and
+                `values`: the codes and values the hand held just before the action, in
+                dealing order. For the few rows a message names: decisions(ctx) carries
+                only the counts, as lists for every action would cost more than the rules.
 ace_hands(ctx)  one row per hand made by splitting aces: rid, seat, hand, aces_seq (the
                 first aces split that made it)
 """
@@ -33,7 +38,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from . import engine, replay
+from . import engine, replay, runs
 
 HAND = ["rid", "seat", "hand"]
 PLACE = ["rid", "table_id", "shoe_id", "round"]
@@ -46,13 +51,12 @@ def _live(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _actions(ctx: GameContext) -> pl.DataFrame:
-    acts = ctx.events.filter(
-        (pl.col("round") > 0)
-        & (pl.col("event") == "action")
-        & pl.col("seat").is_not_null()
-        & pl.col("hand").is_not_null()
+    acts = replay.in_rounds(
+        ctx,
+        (pl.col("event") == "action") & pl.col("seat").is_not_null() & pl.col("hand").is_not_null(),
+        *PLACE, "seq", "seat", "hand", "action",
     )
-    return _live(ctx, acts.select(*PLACE, "seq", "seat", "hand", "action"))
+    return _live(ctx, acts)
 
 
 def _seat_cards(ctx: GameContext) -> pl.DataFrame:
@@ -75,7 +79,13 @@ def build_splits(ctx: GameContext) -> pl.DataFrame:
         )
         .with_columns((pl.col("split_no") + 1).alias("new_hand"))
     )
-    recorded = _seat_cards(ctx).select(*HAND, pl.col("seq").alias("moved_seq")).sort("moved_seq")
+    # only the hands that split can give a card to a new hand
+    recorded = (
+        _seat_cards(ctx)
+        .select(*HAND, pl.col("seq").alias("moved_seq"))
+        .join(splits.select(HAND), on=HAND, how="semi")
+        .sort("moved_seq")
+    )
     moved = splits.join_asof(
         recorded,
         left_on="seq",
@@ -139,57 +149,76 @@ def holdings(ctx: GameContext) -> pl.DataFrame:
 # --- the hand at each decision -------------------------------------------------------
 
 
-def _held_at_actions(ctx: GameContext) -> pl.DataFrame:
-    """Per action (rid, seq): the cards its hand held just before it, and their total."""
-    acts = _actions(ctx).select(*HAND, pl.col("seq").alias("at"))
-    held = (
-        acts.join(holdings(ctx).select(*HAND, "seq", "card", "value", "since", "until"), on=HAND)
-        .filter(
-            (pl.col("since") < pl.col("at"))
-            & (pl.col("until").is_null() | (pl.col("until") >= pl.col("at")))
-        )
-        .sort("at", "seq")
+def _held_before(acts: pl.DataFrame, ctx: GameContext) -> pl.DataFrame:
+    """One row per action (HAND, `at`: its seq) and card its hand held just before it."""
+    held = holdings(ctx).select(*HAND, "seq", "card", "value", "since", "until")
+    return acts.join(held, on=HAND).filter(
+        (pl.col("since") < pl.col("at"))
+        & (pl.col("until").is_null() | (pl.col("until") >= pl.col("at")))
+    )
+
+
+def _held_at_actions(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
+    """Per action of `acts` (by its row number `aid`): how many cards its hand held just
+    before it, their total, and whether they were a pair (of aces)."""
+    acts = acts.select("aid", *HAND, pl.col("seq").alias("at"))
+    value = pl.col("value")
+    counts = _held_before(acts, ctx).group_by("aid").agg(
+        pl.len().cast(pl.Int64).alias("n_cards"),
+        value.cast(pl.Int32).sum().alias("hard"),
+        (value == engine.ACE).any().alias("has_ace"),
+        value.min().alias("low"),
+        value.max().alias("high"),
     )
     # (g)(1) judges the total as it stood when the player decided: the total of the
     # cards the hand held just before the action
-    return (
-        held.group_by("rid", "at", maintain_order=True)
-        .agg(pl.col("card").alias("cards"), pl.col("value").alias("values"))
-        .with_columns(
-            pl.col("values").list.len().alias("n_cards"),
-            engine.total(pl.col("values")).alias("total"),
-            engine.is_soft(pl.col("values")).alias("soft"),
-        )
-        .rename({"at": "seq"})
+    two = pl.col("n_cards") == 2
+    return counts.select(
+        "aid",
+        "n_cards",
+        engine.total_from(pl.col("hard"), pl.col("has_ace")).alias("total"),
+        engine.soft_from(pl.col("hard"), pl.col("has_ace")).alias("soft"),
+        (two & (pl.col("low") == pl.col("high"))).alias("pair"),
+        (two & (pl.col("high") == engine.ACE)).alias("aces_pair"),
     )
 
 
-def _box_count(flag: pl.Expr, over: list[str]) -> pl.Expr:
-    """How many earlier rows of the group (in seq order) have `flag`."""
-    flag = flag.cast(pl.Int64)
-    return (flag.cum_sum() - flag).over(over, order_by="seq")
+def held_cards(ctx: GameContext, rows: pl.DataFrame) -> pl.DataFrame:
+    """`rows` with `cards` and `values`: what the hand held just before the action at
+    `seq` (module docstring); empty lists where it held none."""
+    acts = rows.select(*HAND, pl.col("seq").alias("at")).unique()
+    lists = (
+        _held_before(acts, ctx)
+        .sort("seq")
+        .group_by("rid", "at")
+        .agg(pl.col("card").alias("cards"), pl.col("value").alias("values"))
+        .rename({"at": "seq"})
+    )
+    return rows.join(lists, on=["rid", "seq"], how="left").with_columns(
+        pl.col("cards").fill_null(pl.lit([], pl.List(pl.String))),
+        pl.col("values").fill_null(pl.lit([], pl.List(pl.Int8))),
+    )
 
 
 def build_decisions(ctx: GameContext) -> pl.DataFrame:
-    acts = _actions(ctx).join(_held_at_actions(ctx), on=["rid", "seq"], how="left")
+    # numbered, so that the cards held are counted and joined back by one integer
+    acts = _actions(ctx).with_row_index("aid")
+    acts = acts.join(_held_at_actions(ctx, acts), on="aid", how="left").drop("aid")
     action = pl.col("action")
-    values = pl.col("values")
     acts = acts.with_columns(
-        values.fill_null(pl.lit([], pl.List(pl.Int8))),
-        pl.col("cards").fill_null(pl.lit([], pl.List(pl.String))),
         pl.col("n_cards").fill_null(0),
         pl.col("total").fill_null(0),
-        pl.col("soft").fill_null(False),
-    ).with_columns(
-        (
-            (pl.col("n_cards") == 2) & (values.list.eval(pl.element() == engine.ACE).list.all())
-        ).alias("aces_pair"),
+        pl.col("soft", "pair", "aces_pair").fill_null(False),
     )
-    split = action == "split"
-    acts = acts.with_columns(
-        _box_count(split, ["rid", "seat"]).alias("splits_before"),
-        _box_count(split & pl.col("aces_pair"), ["rid", "seat"]).alias("aces_splits_before"),
-        _box_count(action == "double", HAND).alias("doubled_before"),
+    split, double = action == "split", action == "double"
+    box, aces_split = ["rid", "seat"], split & pl.col("aces_pair")
+    acts = acts.sort(*HAND, "seq").with_columns(
+        runs.sum_before(double.cast(pl.Int64), HAND).alias("doubled_before"),
+        runs.position(HAND).alias("decision_no"),
+    )
+    acts = acts.sort(*box, "seq").with_columns(
+        runs.sum_before(split.cast(pl.Int64), box).alias("splits_before"),
+        runs.sum_before(aces_split.cast(pl.Int64), box).alias("aces_splits_before"),
     )
     aces = _ace_hands_from(acts, splits(ctx))
     natural = (

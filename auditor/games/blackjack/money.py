@@ -1,15 +1,17 @@
 """Every blackjack wager with what it was owed and how it was settled: the money frame.
 
 Built once per audit (through `ctx.derived`) from the hands as they ended
-(`decisions.holdings`: a split pair's second card counted on the hand the split
-made, which `replay.hands` does not do), their actions (`replay.hands`), the
-dealer's hand (`replay.rounds`) and the table's house settings, so that the
-insurance, surrender, several-patron and settlement rules all judge the same
-numbers. Money is integer cents throughout; odds such as "3:2" are read as two
-integers, so $25 at 3:2 pays 2500 * 3 // 2 = 3750 cents and at 6:5 3000.
+(`replay.hand_facts`: a split pair's second card counted on the hand the split
+made) and their surrenders, the dealer's hand (`replay.rounds`) and the table's
+house settings, so that the insurance, surrender, several-patron and settlement
+rules all judge the same numbers. Money is integer cents throughout; odds such as
+"3:2" are read as two integers, so $25 at 3:2 pays 2500 * 3 // 2 = 3750 cents and
+at 6:5 3000.
 
-`wagers(ctx)`: one row per wager, keyed rid, seat, hand, bet, player_id (null:
+`owed(ctx)`: one row per wager, keyed rid, seat, hand, bet, player_id (null:
 the seated player); a patron's several rows on one key are one wager (summed).
+Sorted by rid, seat, hand, player_id, wager_seq.
+  wid           the wager's row number in the frame
   table_id shoe_id round
   staked_cents wager_seq wager_rows   the stake, its first row, how many rows
   judged        the outcome can be replayed: the round is not void, the dealer has
@@ -39,12 +41,17 @@ the seated player); a patron's several rows on one key are one wager (summed).
   settled_right that settlement is the one owed (kind and amount)
   amount_cents  expected_net - settled_net: positive when the patron was underpaid or
                 overcharged
-  who outcome_text expected_text observed_text   words for messages
 
-`settlements(ctx)`: one row per collect / pay / push row of a round: the replay
-columns plus `matched` (a wager has its key), `judged` (that wager's), `void` (the
-round's), `hand_wagered` (the patron has a wager on that hand), `extra` (a row
-beyond the wager's one settlement: a second row, or for a surrender a second
+`with_words(ctx, frame)`: rows of `owed` with words for messages: who, outcome_text,
+expected_text, observed_text (the recorded rows: "paid $20.00, pushed $5.00", or
+"never settled") and odds ("3:2"). Rules find their wagers on `owed` and put words
+to those only; `wagers(ctx)` is `owed` with the words on every row (for the report).
+
+`settlements(ctx)`: one row per collect / pay / push row of a round, sorted by rid,
+seq: the replay columns plus `matched` (a wager has its key), `judged` (that
+wager's), `void` (the round's), `hand_wagered` (the patron has a wager on that
+hand), `nth` (1, 2, ... among the wager's rows; null with no wager), `extra` (a
+row beyond the wager's one settlement: a second row, or for a surrender a second
 collect or push or a third row) and `row_net` (what the row moved towards the
 patron: pay and push +amount, collect -amount).
 """
@@ -54,7 +61,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from . import decisions, engine, replay
+from . import engine, replay, runs
 
 KEY = ["rid", "seat", "hand", "bet", "player_id"]
 HAND = ["rid", "seat", "hand"]
@@ -92,11 +99,13 @@ def _odds_part(column: str, part: int) -> pl.Expr:
 # --- the round: dealer, odds, limit, when play began ---------------------------
 
 
-def _play_rows(ctx: GameContext) -> pl.DataFrame:
-    """The card and action rows of rounds: what marks play going on."""
-    return ctx.events.filter(
-        (pl.col("round") > 0) & pl.col("event").is_in(["card", "action"])
-    ).select("rid", "seq", "event")
+def _play_rows(ctx: GameContext, rids: pl.Series | None = None) -> pl.DataFrame:
+    """The card and action rows of rounds (of `rids` only, if given): what marks play
+    going on."""
+    play = pl.col("event").is_in(["card", "action"])
+    if rids is not None:
+        play = play & pl.col("rid").is_in(rids.unique().implode())
+    return replay.in_rounds(ctx, play, "rid", "seq", "event")
 
 
 def _play_seq(ctx: GameContext) -> pl.DataFrame:
@@ -113,22 +122,31 @@ def _play_seq(ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def _rounds(ctx: GameContext) -> pl.DataFrame:
+def _table_odds(ctx: GameContext) -> pl.DataFrame:
+    """Each table's pay odds as integers and its payout limit in cents: read once per
+    table rather than once per round."""
     limit = (pl.col("payout_limit").cast(pl.Float64) * 100).round().cast(pl.Int64)
+    return ctx.tables.select(
+        "table_id",
+        limit.alias("limit_cents"),
+        _odds_part("blackjack_pays", 1).alias("bj_num"),
+        _odds_part("blackjack_pays", 2).alias("bj_den"),
+        _odds_part("insurance_pays", 1).alias("ins_num"),
+        _odds_part("insurance_pays", 2).alias("ins_den"),
+    )
+
+
+def _rounds(ctx: GameContext) -> pl.DataFrame:
     return (
         replay.rounds(ctx)
         .select(
             "rid", *ROUND, "void", "up", "hole", "dealer_n_cards", "dealer_total",
-            "dealer_blackjack", "dealer_busted", "blackjack_pays", "insurance_pays",
-            limit.alias("limit_cents"),
+            "dealer_blackjack", "dealer_busted",
         )
+        .join(_table_odds(ctx), on="table_id", how="left")
         .join(_play_seq(ctx), on="rid", how="left")
         .with_columns(
             (~pl.col("void") & (pl.col("dealer_n_cards").fill_null(0) >= 2)).alias("dealt"),
-            _odds_part("blackjack_pays", 1).alias("bj_num"),
-            _odds_part("blackjack_pays", 2).alias("bj_den"),
-            _odds_part("insurance_pays", 1).alias("ins_num"),
-            _odds_part("insurance_pays", 2).alias("ins_den"),
         )
     )
 
@@ -136,40 +154,20 @@ def _rounds(ctx: GameContext) -> pl.DataFrame:
 # --- the hand: outcome facts and the surrender -----------------------------------
 
 
-def _action_seq(name: str) -> pl.Expr:
-    """Seq of the hand's first action `name` (null when it took none)."""
-    at = pl.col("actions").list.eval((pl.element() == name).arg_max()).list.first()
-    took = pl.col("actions").list.contains(name)
-    return pl.when(took).then(pl.col("action_seqs").list.get(at, null_on_oob=True))
-
-
-def _final_hands(ctx: GameContext) -> pl.DataFrame:
-    """Each hand's cards at the end of play, a split pair's second card on the hand the
-    split made (`decisions.holdings`; replay.hands leaves it on the hand it was dealt to)."""
-    held = decisions.holdings(ctx).filter(pl.col("until").is_null()).sort("rid", "seq")
-    hands = held.group_by(HAND).agg(pl.col("value").alias("values"))
-    split_box = pl.col("hand").max().over("rid", "seat") > 1
-    values = pl.col("values")
-    return hands.select(
-        *HAND,
-        engine.total(values).alias("total"),
-        values.list.len().cast(pl.Int64).alias("n_cards"),
-        # (a)(2)(iii): a two-card 21 on hand 1 of a box that never split
-        engine.is_blackjack(values, from_split=split_box).alias("natural"),
-    ).with_columns((pl.col("total") > engine.TWENTY_ONE).alias("busted"))
-
-
 def _hands(ctx: GameContext) -> pl.DataFrame:
-    acts = replay.hands(ctx).select(
-        *HAND,
-        pl.col("actions").list.contains("surrender").alias("surrendered"),
-        _action_seq("surrender").alias("surrender_seq"),
+    """Each hand at the end of play (`replay.hand_facts`: a split pair's second card on
+    the hand the split made) and when play went on after its surrender."""
+    n_cards = pl.col("n_cards")
+    # (a)(2)(iii): a two-card 21 on hand 1 of a box with no other hand that holds cards
+    split_box = pl.when(n_cards > 0).then(pl.col("hand")).max().over("rid", "seat") > 1
+    hands = replay.hand_facts(ctx).select(
+        *HAND, "total", n_cards.cast(pl.Int64), "busted", "surrendered", "surrender_seq",
+        ((n_cards == 2) & (pl.col("total") == engine.TWENTY_ONE) & ~split_box).alias("natural"),
     )
-    hands = _final_hands(ctx).join(acts, on=HAND, how="full", coalesce=True)
-    surrenders = hands.filter(pl.col("surrendered")).select(*HAND, "surrender_seq")
+    surrenders = hands.filter("surrendered").select(*HAND, "surrender_seq")
     # (f)(1)(i) "collect immediately": before the next card or decision of the round
     after = (
-        _play_rows(ctx)
+        _play_rows(ctx, surrenders["rid"])
         .join(surrenders, on="rid", how="inner")
         .filter(pl.col("seq") > pl.col("surrender_seq"))
         .group_by(HAND)
@@ -181,12 +179,30 @@ def _hands(ctx: GameContext) -> pl.DataFrame:
 # --- what was placed and what was recorded ------------------------------------
 
 
-def _placed(ctx: GameContext) -> pl.DataFrame:
-    return replay.wagers(ctx).group_by(KEY).agg(
+def _build_placed(ctx: GameContext) -> pl.DataFrame:
+    placed = replay.wagers(ctx).group_by(KEY).agg(
         pl.col("amount_cents").sum().alias("staked_cents"),
         pl.col("seq").min().alias("wager_seq"),
         pl.len().cast(pl.Int64).alias("wager_rows"),
     )
+    return placed.sort(*HOLDER, "wager_seq").with_row_index("wid")
+
+
+def _placed(ctx: GameContext) -> pl.DataFrame:
+    """One row per wager (KEY), numbered `wid` in holder and wager_seq order."""
+    return ctx.derived("blackjack.money.placed", _build_placed)
+
+
+def _build_settlement_rows(ctx: GameContext) -> pl.DataFrame:
+    wids = _placed(ctx).select(*KEY, "wid")
+    rows = replay.settlements(ctx).sort("rid", "seq")
+    return rows.join(wids, on=KEY, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _settlement_rows(ctx: GameContext) -> pl.DataFrame:
+    """The collect / pay / push rows (sorted by rid, seq), each with the `wid` of the wager
+    with its key (null: none): matched once by key, then by the integer."""
+    return ctx.derived("blackjack.money.settlement_rows", _build_settlement_rows)
 
 
 def _row_text(event: pl.Expr, cents: pl.Expr) -> pl.Expr:
@@ -194,7 +210,7 @@ def _row_text(event: pl.Expr, cents: pl.Expr) -> pl.Expr:
 
 
 def _settled(ctx: GameContext) -> pl.DataFrame:
-    rows = replay.settlements(ctx).sort("rid", "seq")
+    rows = _settlement_rows(ctx).filter(pl.col("wid").is_not_null())
     event, cents = pl.col("event"), pl.col("amount_cents")
 
     def count(kind: str) -> pl.Expr:
@@ -203,7 +219,7 @@ def _settled(ctx: GameContext) -> pl.DataFrame:
     def total(kind: str) -> pl.Expr:
         return cents.filter(event == kind).sum().alias(f"{kind}_cents")
 
-    return rows.group_by(KEY).agg(
+    return rows.group_by("wid").agg(
         pl.len().cast(pl.Int64).alias("n_settled"),
         *(count(k) for k in VERB),
         *(total(k) for k in VERB),
@@ -211,7 +227,14 @@ def _settled(ctx: GameContext) -> pl.DataFrame:
         cents.first().alias("settled_cents"),
         pl.col("seq").first().alias("settled_seq"),
         pl.col("seq").last().alias("last_settled_seq"),
-        _row_text(event, cents).str.join(", ").alias("observed_text"),
+    )
+
+
+def _observed_text(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
+    """The recorded rows of the wagers of `frame` in words: "paid $20.00, pushed $5.00"."""
+    rows = _settlement_rows(ctx).filter(pl.col("wid").is_in(frame["wid"].implode()))
+    return rows.group_by("wid").agg(
+        _row_text(pl.col("event"), pl.col("amount_cents")).str.join(", ").alias("observed_text")
     )
 
 
@@ -284,10 +307,11 @@ def _odds() -> list[pl.Expr]:
 
 def _payout_room() -> pl.Expr:
     """Winnings the limit still allows this wager: the limit per hand and wager-holder
-    ((a)(2)(vi)) less what the holder's earlier wagers on the hand were owed."""
+    ((a)(2)(vi)) less what the holder's earlier wagers on the hand were owed. The frame
+    is sorted by holder and wager_seq."""
     limited = pl.col("bet").is_in(HAND_BETS) & (pl.col("expected_kind") == "pay")
     due = pl.when(limited).then(pl.col("due_cents")).otherwise(0)
-    before = due.cum_sum().over(HOLDER, order_by="wager_seq") - due
+    before = runs.sum_before(due, HOLDER)
     room = (pl.col("limit_cents") - before).clip(lower_bound=0)
     return pl.when(limited).then(room)
 
@@ -440,12 +464,12 @@ def _expected_text() -> pl.Expr:
 # --- the frames -------------------------------------------------------------------
 
 
-def build_wagers(ctx: GameContext) -> pl.DataFrame:
+def build_owed(ctx: GameContext) -> pl.DataFrame:
     frame = (
         _placed(ctx)
-        .join(_rounds(ctx), on="rid", how="left")
-        .join(_hands(ctx), on=HAND, how="left")
-        .join(_settled(ctx), on=KEY, how="left", nulls_equal=True)
+        .join(_rounds(ctx), on="rid", how="left", maintain_order="left")
+        .join(_hands(ctx), on=HAND, how="left", maintain_order="left")
+        .join(_settled(ctx), on="wid", how="left", maintain_order="left")
     )
     hand_known = (pl.col("bet") == "insurance") | (pl.col("n_cards").fill_null(0) >= 2)
     counts = ["n_settled", "n_pay", "n_push", "n_collect", "pay_cents", "push_cents",
@@ -461,7 +485,6 @@ def build_wagers(ctx: GameContext) -> pl.DataFrame:
         pl.when(pl.col("expected_kind") == "pay")
         .then(pl.col("staked_cents") * pl.col("odds_num") // pl.col("odds_den"))
         .alias("due_cents"),
-        pl.format("{}:{}", "odds_num", "odds_den").alias("odds"),
     )
     frame = frame.with_columns(_payout_room().alias("room_cents"))
     cents, most, net = _expected_amounts()
@@ -469,43 +492,80 @@ def build_wagers(ctx: GameContext) -> pl.DataFrame:
     frame = frame.with_columns(_settled_checks())
     return frame.with_columns(
         (pl.col("expected_net") - pl.col("settled_net")).alias("amount_cents"),
+    )
+
+
+def owed(ctx: GameContext) -> pl.DataFrame:
+    """Every wager with its outcome, what it was owed and how it was settled, in numbers
+    (module docstring)."""
+    return ctx.derived("blackjack.money.owed", build_owed)
+
+
+def with_words(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
+    """Rows of `owed` with the words their messages use (module docstring): made for the
+    wagers a rule reports, not for every wager."""
+    observed = _observed_text(ctx, frame)
+    frame = frame.join(observed, on="wid", how="left", maintain_order="left")
+    return frame.with_columns(
         _who().alias("who"),
         _outcome_text().alias("outcome_text"),
         _expected_text().alias("expected_text"),
         pl.col("observed_text").fill_null("never settled"),
-    ).sort("rid", "wager_seq")
+        pl.format("{}:{}", "odds_num", "odds_den").alias("odds"),
+    )
 
 
 def wagers(ctx: GameContext) -> pl.DataFrame:
-    """Every wager with its outcome, what it was owed and how it was settled (module docstring)."""
-    return ctx.derived("blackjack.money.wagers", build_wagers)
+    """`owed` with words on every wager, sorted by rid, wager_seq: for the report."""
+    return ctx.derived(
+        "blackjack.money.wagers", lambda c: with_words(c, owed(c)).sort("rid", "wager_seq")
+    )
 
 
 def build_settlements(ctx: GameContext) -> pl.DataFrame:
-    owed = wagers(ctx).select(
-        *KEY, pl.lit(True).alias("matched"), "judged",
-        (pl.col("outcome") == "surrendered").alias("_surr"),
-    )
-    void = replay.rounds(ctx).select("rid", "void")
-    on_hand = wagers(ctx).select(*HOLDER).unique().with_columns(pl.lit(True).alias("hand_wagered"))
-    rows = replay.settlements(ctx).sort("rid", "seq")
-    rows = (
-        rows.join(owed, on=KEY, how="left", nulls_equal=True)
-        .join(on_hand, on=HOLDER, how="left", nulls_equal=True)
-        .join(void, on="rid", how="left")
-    )
-    nth = pl.int_range(1, pl.len() + 1).over(KEY, order_by="seq")
-    nth_kind = pl.int_range(1, pl.len() + 1).over(*KEY, "event", order_by="seq")
-    extra = pl.col("matched") & (
-        pl.when(pl.col("_surr")).then((nth > 2) | (nth_kind > 1)).otherwise(nth > 1)
+    wagered = owed(ctx)
+    rows = _settlement_rows(ctx).join(
+        replay.rounds(ctx).select("rid", "void"), on="rid", how="left", maintain_order="left"
     )
     amount = pl.col("amount_cents")
-    return rows.with_columns(
-        pl.col("matched", "hand_wagered", "judged", "void").fill_null(False),
-        nth.cast(pl.Int64).alias("nth"),
-        extra.fill_null(False).alias("extra"),
+    rows = rows.with_columns(
+        pl.col("void").fill_null(False),
         pl.when(pl.col("event") == "collect").then(-amount).otherwise(amount).alias("row_net"),
-    ).drop("_surr")
+    )
+    # each wager's rows in order, then each kind of row (collect, pay, push) in order
+    owned = (
+        rows.join(
+            wagered.select("wid", "judged", (pl.col("outcome") == "surrendered").alias("_surr")),
+            on="wid",
+        )
+        .sort("wid", "seq")
+        .with_columns(runs.position(["wid"]).alias("nth"))
+        .sort("wid", "event", "seq")
+        .with_columns(runs.position(["wid", "event"]).alias("nth_kind"))
+    )
+    nth, nth_kind = pl.col("nth"), pl.col("nth_kind")
+    extra = pl.when(pl.col("_surr")).then((nth > 2) | (nth_kind > 1)).otherwise(nth > 1)
+    owned = owned.with_columns(
+        pl.lit(True).alias("matched"),
+        pl.col("judged").fill_null(False),
+        pl.lit(True).alias("hand_wagered"),  # the wager itself is on the hand
+        extra.fill_null(False).alias("extra"),
+    ).drop("_surr", "nth_kind")
+    # rows with no wager of their key: is there another wager of the patron on the hand?
+    on_hand = wagered.select(*HOLDER).unique().with_columns(pl.lit(True).alias("hand_wagered"))
+    orphans = (
+        rows.filter(pl.col("wid").is_null())
+        .join(on_hand, on=HOLDER, how="left", nulls_equal=True)
+        .with_columns(
+            pl.lit(False).alias("matched"),
+            pl.lit(False).alias("judged"),
+            pl.col("hand_wagered").fill_null(False),
+            pl.lit(None, pl.Int64).alias("nth"),
+            pl.lit(False).alias("extra"),
+        )
+    )
+    columns = owned.columns
+    return pl.concat([owned, orphans.select(columns)]).drop("wid").sort("rid", "seq")
 
 
 def settlements(ctx: GameContext) -> pl.DataFrame:
@@ -526,12 +586,16 @@ def misjudged_message() -> pl.Expr:
 
 
 def findings(
-    frame: pl.DataFrame, message: pl.Expr | None = None, seq: pl.Expr | None = None
+    ctx: GameContext,
+    frame: pl.DataFrame,
+    message: pl.Expr | None = None,
+    seq: pl.Expr | None = None,
 ) -> pl.DataFrame:
-    """Check rows (registry.CHECK_COLUMNS) for wagers of `frame` settled otherwise than owed:
-    at the wager's first settlement row, with the money at stake (null when none)."""
+    """Check rows (registry.CHECK_COLUMNS) for the wagers of `frame` (rows of `owed`)
+    settled otherwise than owed: at the wager's first settlement row, with the money at
+    stake (null when none)."""
     amount = pl.col("amount_cents")
-    return frame.select(
+    return with_words(ctx, frame).select(
         *ROUND,
         (pl.col("settled_seq") if seq is None else seq).alias("seq"),
         (misjudged_message() if message is None else message).alias("message"),

@@ -13,6 +13,11 @@ hands(ctx)   one row per player hand (rid, seat, hand) of a round that is not vo
              (b)(2)), soft, busted, natural (a two-card 21 on hand 1 of a box
              that never split), box_hands (hands on the box), first_seq, last_seq,
              actions, action_seqs (the hand's action rows in order)
+hand_facts(ctx) the numbers of `hands` without its lists, for the rules: one row per
+             player hand with cards (until the end) or actions: rid, seat, hand, n_cards,
+             total, soft, busted, natural, box_hands, surrendered, surrender_seq (its
+             first surrender action), doubled (it took a double action). A hand with
+             actions only (or of a void round) has no cards: n_cards 0, total 0.
 dealer(ctx)  one row per round with dealer cards: rid, dealer_values, dealer_seqs,
              up (the first card's value), hole (the second's), dealer_total,
              dealer_soft, dealer_blackjack, dealer_busted, dealer_n_cards
@@ -32,18 +37,23 @@ from ...audit_context import GameContext
 from . import engine
 
 ROUND_COLUMNS = ["rid", "table_id", "shoe_id", "round"]
+HAND = ["rid", "seat", "hand"]
 MONEY_COLUMNS = ["rid", "table_id", "shoe_id", "round", "seq", "seat", "hand", "bet",
                  "player_id", "amount_cents"]
 
 
-def _in_rounds(ctx: GameContext) -> pl.DataFrame:
-    return ctx.events.filter(pl.col("round") > 0)
+def in_rounds(ctx: GameContext, where: pl.Expr, *columns: str | pl.Expr) -> pl.DataFrame:
+    """`columns` of the rows of rounds (round >= 1) that match `where`. Lazy, so that the
+    event frame is filtered first and only the rows kept are gathered, column by column."""
+    kept = ctx.events.lazy().filter((pl.col("round") > 0) & where)
+    return kept.select(*columns).collect()
 
 
 def build_cards(ctx: GameContext) -> pl.DataFrame:
-    cards = _in_rounds(ctx).filter(pl.col("event") == "card")
-    return cards.select(
-        *ROUND_COLUMNS, "seq", "target", "seat", "hand", "card",
+    cards = in_rounds(
+        ctx, pl.col("event") == "card", *ROUND_COLUMNS, "seq", "target", "seat", "hand", "card"
+    )
+    return cards.with_columns(
         engine.card_value(pl.col("card"), ctx.params).alias("value"),
         pl.int_range(pl.len()).over("rid").alias("k"),
     )
@@ -61,7 +71,7 @@ def build_hands(ctx: GameContext) -> pl.DataFrame:
 
     kept = holdings(ctx).filter(pl.col("until").is_null()).sort("rid", "seat", "hand", "since")
     acts = (
-        _in_rounds(ctx).filter(pl.col("event") == "action")
+        in_rounds(ctx, pl.col("event") == "action", "rid", "seat", "hand", "seq", "action")
         .group_by("rid", "seat", "hand", maintain_order=True)
         .agg(pl.col("action").alias("actions"), pl.col("seq").alias("action_seqs"))
     )
@@ -97,6 +107,54 @@ def hands(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("blackjack.hands", build_hands)
 
 
+def build_hand_facts(ctx: GameContext) -> pl.DataFrame:
+    from .decisions import holdings  # see build_hands
+
+    value, action = pl.col("value"), pl.col("action")
+    dealt = (
+        holdings(ctx)
+        .filter(pl.col("until").is_null())
+        .group_by(HAND)
+        .agg(
+            pl.len().alias("n_cards"),
+            value.cast(pl.Int32).sum().alias("hard"),
+            (value == engine.ACE).any().alias("has_ace"),
+        )
+    )
+    acts = (
+        in_rounds(ctx, pl.col("event") == "action", *HAND, "seq", "action")
+        .group_by(HAND)
+        .agg(
+            pl.col("seq").filter(action == "surrender").min().alias("surrender_seq"),
+            (action == "double").any().alias("doubled"),
+        )
+    )
+    hands = dealt.join(acts, on=HAND, how="full", coalesce=True)
+    hard, has_ace = pl.col("hard").fill_null(0), pl.col("has_ace").fill_null(False)
+    return hands.select(
+        *HAND,
+        pl.col("n_cards").fill_null(0),
+        engine.total_from(hard, has_ace).alias("total"),
+        engine.soft_from(hard, has_ace).alias("soft"),
+        pl.col("hand").max().over("rid", "seat").alias("box_hands"),
+        pl.col("surrender_seq").is_not_null().alias("surrendered"),
+        "surrender_seq",
+        pl.col("doubled").fill_null(False),
+    ).with_columns(
+        (pl.col("total") > engine.TWENTY_ONE).alias("busted"),
+        # as `hands`: a two-card 21 on hand 1 of a box that never split
+        (
+            (pl.col("n_cards") == 2)
+            & (pl.col("total") == engine.TWENTY_ONE)
+            & (pl.col("box_hands") <= 1)
+        ).alias("natural"),
+    )
+
+
+def hand_facts(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("blackjack.hand_facts", build_hand_facts)
+
+
 def build_dealer(ctx: GameContext) -> pl.DataFrame:
     dealt = cards(ctx).filter(pl.col("target") == "dealer")
     dealer = dealt.group_by("rid", maintain_order=True).agg(
@@ -123,7 +181,8 @@ def _first_seq(event: str) -> pl.Expr:
 
 
 def build_rounds(ctx: GameContext) -> pl.DataFrame:
-    rounds = _in_rounds(ctx).group_by("rid", maintain_order=True).agg(
+    rows = in_rounds(ctx, pl.lit(True), *ROUND_COLUMNS, "seq", "event", "time")
+    rounds = rows.group_by("rid", maintain_order=True).agg(
         pl.col("table_id", "shoe_id", "round").first(),
         _first_seq("round_start").alias("start_seq"),
         _first_seq("no_more_bets").alias("no_more_bets_seq"),
@@ -143,7 +202,7 @@ def rounds(ctx: GameContext) -> pl.DataFrame:
 
 
 def build_wagers(ctx: GameContext) -> pl.DataFrame:
-    return _in_rounds(ctx).filter(pl.col("event") == "wager").select(MONEY_COLUMNS)
+    return in_rounds(ctx, pl.col("event") == "wager", *MONEY_COLUMNS)
 
 
 def wagers(ctx: GameContext) -> pl.DataFrame:
@@ -151,8 +210,8 @@ def wagers(ctx: GameContext) -> pl.DataFrame:
 
 
 def build_settlements(ctx: GameContext) -> pl.DataFrame:
-    settled = _in_rounds(ctx).filter(pl.col("event").is_in(["collect", "pay", "push"]))
-    return settled.select(*MONEY_COLUMNS, "event")
+    settled = pl.col("event").is_in(["collect", "pay", "push"])
+    return in_rounds(ctx, settled, *MONEY_COLUMNS, "event")
 
 
 def settlements(ctx: GameContext) -> pl.DataFrame:

@@ -31,7 +31,9 @@ def _per_shoe(ctx: GameContext) -> pl.DataFrame:
     event = pl.col("event")
     shuffle = (pl.col("round") == 0) & (event == "shuffle")
     cover = event == "cover_card"
-    return ctx.events.group_by(SHOE_KEY, maintain_order=True).agg(
+    # only the columns read, so that the group-by gathers no others
+    rows = ctx.events.lazy().select(*SHOE_KEY, "seq", "round", "event", "decks")
+    return rows.group_by(SHOE_KEY, maintain_order=True).agg(
         pl.col("seq").min().alias("first_seq"),
         pl.col("seq").max().alias("last_seq"),
         shuffle.any().alias("auditable"),
@@ -40,7 +42,7 @@ def _per_shoe(ctx: GameContext) -> pl.DataFrame:
         pl.col("seq").filter(cover).min().alias("cover_seq"),
         pl.col("round").filter(cover).first().alias("cover_round"),  # rows are in seq order
         pl.col("round").max().alias("last_round"),
-    )
+    ).collect()
 
 
 def build_shoes(ctx: GameContext) -> pl.DataFrame:

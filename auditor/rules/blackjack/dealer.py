@@ -19,7 +19,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.blackjack import engine, replay
+from ...games.blackjack import engine, replay, runs
 from ..registry import Rule, register
 
 GAME = "blackjack"
@@ -31,74 +31,14 @@ def _hand(total: pl.Expr, soft: pl.Expr) -> pl.Expr:
     return pl.format("{} {}", pl.when(soft).then(pl.lit("soft")).otherwise(pl.lit("hard")), total)
 
 
-def _split_moves(ctx: GameContext) -> pl.DataFrame:
-    """The card each split moves to the new hand (rid, seat, seq of the card, new_hand).
-
-    A pair's second card is recorded with the hand it was dealt to, before the split;
-    the split makes it the first card of the new hand, numbered (by the conventions)
-    one above the hands on the box so far. It is the latest card recorded to the split
-    hand before the split action (for a re-split, the hand's card dealt after the
-    earlier split)."""
-    split = (pl.col("event") == "action") & (pl.col("action") == "split") & (pl.col("round") > 0)
-    splits = (
-        ctx.events.filter(split)
-        .select("rid", "seat", "hand", "seq")
-        .with_columns((pl.int_range(pl.len()).over("rid", "seat") + 2).alias("new_hand"))
-    )
-    dealt = (
-        replay.cards(ctx)
-        .filter(pl.col("target") == "seat")
-        .select("rid", "seat", "hand", pl.col("seq").alias("card_seq"))
-    )
-    return (
-        splits.join(dealt, on=["rid", "seat", "hand"], how="inner")
-        .filter(pl.col("card_seq") < pl.col("seq"))
-        .group_by("rid", "seat", "new_hand")
-        .agg(pl.col("card_seq").max())
-        # a card moves once: a degenerate second split with no card between moves nothing
-        .sort("new_hand")
-        .unique(["rid", "seat", "card_seq"], keep="first")
-        .select("rid", "seat", pl.col("card_seq").alias("seq"), "new_hand")
-    )
-
-
-def _busted_hands(ctx: GameContext) -> pl.DataFrame:
-    """Per player hand (rid, seat, hand): whether it busted, counting a split pair's second
-    card on the hand the split made, not the one its `card` row names."""
-    dealt = replay.cards(ctx).filter(pl.col("target") == "seat")
-    moved = _split_moves(ctx)
-    hand = pl.coalesce("new_hand", "hand").alias("hand")
-    return (
-        dealt.join(moved, on=["rid", "seat", "seq"], how="left")
-        .group_by("rid", "seat", hand)
-        .agg(pl.col("value").alias("values"))
-        .select(
-            "rid",
-            "seat",
-            "hand",
-            (engine.total(pl.col("values")) > engine.TWENTY_ONE).alias("busted"),
-        )
-    )
-
-
 def _round_state(ctx: GameContext) -> pl.DataFrame:
     """Per round: whether an outcome can still change when the dealer plays (g)(3).
 
-    The dealer's blackjack is read from the first two cards only, so that a card drawn
-    after it does not hide it."""
-    # replay.hands counts a split pair's second card on the hand it was dealt to; the
-    # hands' busts are recounted with it on the hand the split made
-    hands = (
-        replay.hands(ctx)
-        .drop("busted")
-        .join(_busted_hands(ctx), on=["rid", "seat", "hand"], how="full", coalesce=True)
-        .with_columns(
-            pl.col("busted").fill_null(False),
-            pl.col("natural").fill_null(False),
-            pl.col("actions").fill_null(pl.lit([], pl.List(pl.String))),
-        )
-    )
-    surrendered = pl.col("actions").list.contains("surrender")
+    The players' hands are as they ended (`replay.hand_facts`: a split pair's second card
+    on the hand the split made). The dealer's blackjack is read from the first two cards
+    only, so that a card drawn after it does not hide it."""
+    hands = replay.hand_facts(ctx)
+    surrendered = pl.col("surrendered")
     live = ~pl.col("busted") & ~pl.col("natural") & ~surrendered
     players = hands.group_by("rid").agg(
         live.any().alias("live"),
@@ -126,20 +66,28 @@ def _round_state(ctx: GameContext) -> pl.DataFrame:
     )
 
 
+def build_dealer_cards(ctx: GameContext) -> pl.DataFrame:
+    dealt = replay.cards(ctx).filter(pl.col("target") == "dealer").sort("rid", "seq")
+    value = pl.col("value").cast(pl.Int32).fill_null(0)
+    ace = (value == engine.ACE).cast(pl.Int32)
+    # the dealer's hand before the card (null for the first) and after it
+    hard_before, aces_before = runs.sum_before(value, ["rid"]), runs.sum_before(ace, ["rid"])
+    hard, has_ace = hard_before + value, aces_before + ace > 0
+    first = runs.starts(["rid"])
+    before_has_ace = aces_before > 0
+    return dealt.with_columns(
+        runs.position(["rid"]).cast(pl.Int32).alias("n"),
+        engine.total_from(hard, has_ace).alias("total"),
+        engine.soft_from(hard, has_ace).alias("soft"),
+        pl.when(~first).then(engine.total_from(hard_before, before_has_ace)).alias("before_total"),
+        pl.when(~first).then(engine.soft_from(hard_before, before_has_ace)).alias("before_soft"),
+    ).join(_round_state(ctx), on="rid", how="inner")
+
+
 def dealer_cards(ctx: GameContext) -> pl.DataFrame:
     """One row per dealer card of a judged round, with the hand before and after it:
     n (1-based position), total/soft (after the card), before_total/before_soft."""
-    dealt = replay.cards(ctx).filter(pl.col("target") == "dealer")
-    after = engine.running_totals(pl.col("value"), over="rid")
-    return (
-        dealt.with_columns(**after)
-        .with_columns(
-            pl.col("total").shift(1).over("rid").alias("before_total"),
-            pl.col("soft").shift(1).over("rid").alias("before_soft"),
-        )
-        .rename({"n_cards": "n"})
-        .join(_round_state(ctx), on="rid", how="inner")
-    )
+    return ctx.derived("blackjack.dealer_cards", build_dealer_cards)
 
 
 def _select(frame: pl.DataFrame, message: pl.Expr, expected: pl.Expr, observed: pl.Expr):

@@ -96,8 +96,6 @@ def _split_owner(ctx: GameContext) -> pl.Expr:
     """The one rule that judges a split action (see the module docstring)."""
     max_splits = int(ctx.params["max_splits"])
     max_ace_splits = int(ctx.params["max_ace_splits"])
-    values = pl.col("values")
-    pair = (n_cards == 2) & (values.list.first() == values.list.last())
     return (
         pl.when(pl.col("aces_pair") & (pl.col("aces_splits_before") >= max_ace_splits))
         .then(pl.lit("BJ208"))
@@ -105,19 +103,20 @@ def _split_owner(ctx: GameContext) -> pl.Expr:
         .then(pl.lit("BJ207"))
         .when((pl.col("splits_before") >= max_splits) | (pl.col("doubled_before") > 0))
         .then(pl.lit("BJ206"))
-        .when(~pair)
+        .when(~pl.col("pair"))
         .then(pl.lit("BJ204"))
     )
 
 
-def _judged(ctx: GameContext) -> pl.DataFrame:
-    """Every decision, with `owner`: the rule that judges it if it is a split."""
+def _judged(ctx: GameContext, which: pl.Expr) -> pl.DataFrame:
+    """The decisions `which` selects, with `owner`: the rule that judges it if it is a
+    split."""
     owner = pl.when(action == "split").then(_split_owner(ctx))
-    return play.decisions(ctx).with_columns(owner.alias("owner"))
+    return play.decisions(ctx).filter(which).with_columns(owner.alias("owner"))
 
 
 def _split_decisions(ctx: GameContext) -> pl.DataFrame:
-    return _judged(ctx).filter(action == "split")
+    return _judged(ctx, action == "split")
 
 
 # --- BJ201 (g)(1): no draw at 21 or more
@@ -132,7 +131,7 @@ def drew_at_21(ctx: GameContext) -> pl.DataFrame:
     judged = ~pl.col("split_ace") & (pl.col("doubled_before") == 0)
     verb = pl.when(action == "hit").then(pl.lit("hit")).otherwise(pl.lit("doubled down"))
     return _findings(
-        d.filter(draws & judged & (total >= engine.TWENTY_ONE)),
+        play.held_cards(ctx, d.filter(draws & judged & (total >= engine.TWENTY_ONE))),
         "seq",
         pl.format(
             "Box {} hand {} {} at {} ({}); (g)(1) lets a player draw only while the total is "
@@ -182,7 +181,7 @@ def double_not_on_two_cards(ctx: GameContext) -> pl.DataFrame:
         .otherwise(pl.format("on {} card(s) ({}, {})", n_cards, _cards(), _total_text()))
     )
     return _findings(
-        d.filter((action == "double") & ~pl.col("split_ace") & bad),
+        play.held_cards(ctx, d.filter((action == "double") & ~pl.col("split_ace") & bad)),
         "seq",
         pl.format(
             "Box {} hand {} doubled down {}; (d) allows a double down once, on the first two "
@@ -245,7 +244,7 @@ def double_card_count_wrong(ctx: GameContext) -> pl.DataFrame:
     n_after = pl.col("n_after")
     bad = doubles.join(after, on=["rid", "seq"], how="left").with_columns(n_after.fill_null(0))
     return _findings(
-        bad.filter(n_after != 1),
+        play.held_cards(ctx, bad.filter(n_after != 1)),
         pl.when(n_after == 0).then(pl.col("seq")).otherwise(pl.col("extra_seq")),
         pl.format(
             "Box {} hand {} doubled down on {} ({}) and was dealt {}; (g)(1)(i) deals a doubled "
@@ -286,7 +285,7 @@ DOUBLE_CARD_COUNT = register(
 
 
 def _split_values_wrong(ctx: GameContext) -> pl.DataFrame:
-    bad = _split_decisions(ctx).filter(pl.col("owner") == "BJ204")
+    bad = play.held_cards(ctx, _split_decisions(ctx).filter(pl.col("owner") == "BJ204"))
     return _findings(
         bad,
         "seq",
@@ -306,15 +305,17 @@ def _split_values_wrong(ctx: GameContext) -> pl.DataFrame:
 def _split_wagers(ctx: GameContext) -> pl.DataFrame:
     """Each split wager with the split it follows and the patron's original main wager."""
     wagers = replay.wagers(ctx)
+    split_wagers = wagers.filter(pl.col("bet") == "split")
+    # the original wagers of the boxes with a split wager only
     originals = (
         wagers.filter(pl.col("bet") == "main")
+        .join(split_wagers.select("rid", "seat").unique(), on=["rid", "seat"], how="semi")
         .group_by("rid", "seat", "player_id")
         .agg(pl.col("amount_cents").sum().alias("original"))
     )
     split_rows = play.splits(ctx).select("rid", "seat", pl.col("seq").alias("split_seq"))
     return (
-        wagers.filter(pl.col("bet") == "split")
-        .sort("seq")
+        split_wagers.sort("seq")
         .join_asof(
             split_rows.sort("split_seq"),
             left_on="seq",
@@ -358,9 +359,11 @@ def _split_wager_wrong(ctx: GameContext) -> pl.DataFrame:
 def _split_wager_missing(ctx: GameContext) -> pl.DataFrame:
     """A split without a split wager from the seated player (who calls the decisions,
     (h)(2)), at the split action; co-patrons may decline to cover a split ((h)(5))."""
+    split_boxes = play.splits(ctx).select("rid", "seat").unique()
     seated = (
         replay.wagers(ctx)
         .filter((pl.col("bet") == "main") & pl.col("player_id").is_null())
+        .join(split_boxes, on=["rid", "seat"], how="semi")
         .group_by("rid", "seat")
         .agg(pl.col("amount_cents").sum().alias("original"))
     )
@@ -532,7 +535,7 @@ SPLIT_ORDER = register(
 
 def too_many_splits(ctx: GameContext) -> pl.DataFrame:
     max_splits = int(ctx.params["max_splits"])
-    bad = _split_decisions(ctx).filter(pl.col("owner") == "BJ206")
+    bad = play.held_cards(ctx, _split_decisions(ctx).filter(pl.col("owner") == "BJ206"))
     after_double = pl.col("doubled_before") > 0
     nth = pl.col("splits_before") + 1
     reason = (
@@ -584,22 +587,26 @@ def split_ace_played(ctx: GameContext) -> pl.DataFrame:
     BJ208 does not report) or the first card beyond its one, whichever came first."""
     decides = action.is_in(["hit", "double"]) | (pl.col("owner") == "BJ207")
     decided = (
-        _judged(ctx)
-        .filter(pl.col("split_ace") & decides)
+        _judged(ctx, pl.col("split_ace"))
+        .filter(decides)
         .group_by(HAND)
         .agg(pl.col("seq").min().alias("decision_seq"), pl.col("action").sort_by("seq").first())
     )
     aces = play.ace_hands(ctx)
-    extra = (
+    held = (
         play.holdings(ctx)
-        .join(aces, on=HAND)
+        .filter(pl.col("rid").is_in(aces["rid"].implode()))
+        .join(aces.select(HAND), on=HAND, how="semi")
+    )
+    extra = (
+        held.join(aces, on=HAND)
         .filter(pl.col("until").is_null() & (pl.col("seq") > pl.col("aces_seq")))
         .sort("seq")
         .group_by(HAND)
         .agg(pl.col("seq").get(1, null_on_oob=True).alias("extra_seq"), pl.col("card"))
         .filter(pl.col("extra_seq").is_not_null())
     )
-    where = play.holdings(ctx).select(*HAND, *WHERE).unique(HAND)
+    where = held.select(*HAND, *WHERE).unique(HAND)
     hands = (
         aces.join(decided, on=HAND, how="left")
         .join(extra, on=HAND, how="left")
@@ -652,7 +659,7 @@ SPLIT_ACE_PLAYED = register(
 
 
 def aces_split_again(ctx: GameContext) -> pl.DataFrame:
-    bad = _split_decisions(ctx).filter(pl.col("owner") == "BJ208")
+    bad = play.held_cards(ctx, _split_decisions(ctx).filter(pl.col("owner") == "BJ208"))
     return _findings(
         bad,
         "seq",

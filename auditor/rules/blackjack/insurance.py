@@ -1,7 +1,7 @@
 """Insurance (e).
 
 BJ301 and BJ302 judge the insurance wager as placed, BJ303 and BJ304 how it was
-settled (from `money.wagers`). The split, so that no wager is reported twice:
+settled (from `money.owed`). The split, so that no wager is reported twice:
 an insurance wager against a non-ace (BJ301) or above the limit (BJ302) is still
 settled by the hole card, and its settlement is judged like any other; an
 insurance wager not settled exactly once is BJ706's. Rounds that are void or
@@ -31,7 +31,7 @@ def _up_cards(ctx: GameContext) -> pl.DataFrame:
 
 
 def _insurance(ctx: GameContext) -> pl.DataFrame:
-    return money.wagers(ctx).filter(INSURANCE & pl.col("judged"))
+    return money.owed(ctx).filter(INSURANCE & pl.col("judged"))
 
 
 # --- BJ301 (e)(1): only against an ace -----------------------------------------------
@@ -39,7 +39,7 @@ def _insurance(ctx: GameContext) -> pl.DataFrame:
 
 def insurance_without_ace(ctx: GameContext) -> pl.DataFrame:
     wrong = _insurance(ctx).filter(pl.col("up") != 1).join(_up_cards(ctx), on="rid", how="left")
-    return wrong.select(
+    return money.with_words(ctx, wrong).select(
         *money.ROUND,
         pl.col("wager_seq").alias("seq"),
         pl.format(
@@ -63,7 +63,7 @@ def _allowed_cents(main: pl.Expr) -> pl.Expr:
 
 
 def insurance_over_half(ctx: GameContext) -> pl.DataFrame:
-    mains = money.wagers(ctx).filter((pl.col("bet") == "main") & (pl.col("hand") == 1)).select(
+    mains = money.owed(ctx).filter((pl.col("bet") == "main") & (pl.col("hand") == 1)).select(
         "rid", "seat", "player_id", pl.col("staked_cents").alias("main_cents")
     )
     placed = _insurance(ctx).join(
@@ -72,7 +72,7 @@ def insurance_over_half(ctx: GameContext) -> pl.DataFrame:
     main = pl.col("main_cents").fill_null(0)
     allowed = _allowed_cents(main)
     over = placed.filter(pl.col("staked_cents") > allowed)
-    return over.select(
+    return money.with_words(ctx, over).select(
         *money.ROUND,
         pl.col("wager_seq").alias("seq"),
         pl.format(
@@ -95,7 +95,7 @@ def insurance_underpaid(ctx: GameContext) -> pl.DataFrame:
     # (e)(3): winning insurance pays at no less than 2:1; the house posts its odds
     # (insurance_pays, validated at 2:1 or more), and is held to them
     wrong = _settled_once(ctx, "win").filter(~pl.col("settled_right"))
-    return money.findings(wrong)
+    return money.findings(ctx, wrong)
 
 
 def insurance_not_collected(ctx: GameContext) -> pl.DataFrame:
@@ -113,7 +113,7 @@ def insurance_not_collected(ctx: GameContext) -> pl.DataFrame:
         )
         .otherwise(money.misjudged_message())
     )
-    return money.findings(lost.filter(~pl.col("settled_right") | late), message=message)
+    return money.findings(ctx, lost.filter(~pl.col("settled_right") | late), message=message)
 
 
 WORDING = (

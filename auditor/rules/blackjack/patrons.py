@@ -40,10 +40,15 @@ def _patron(player_id: pl.Expr) -> pl.Expr:
 
 def too_many_patrons(ctx: GameContext) -> pl.DataFrame:
     most = int(ctx.params["max_patrons_per_box"])
+    wagers = _live_wagers(ctx)
+    if most >= 1:
+        # a box the seated player has alone has one patron: only the boxes where a
+        # co-patron wagered can pass the limit, and only they are counted
+        shared = wagers.filter(pl.col("player_id").is_not_null()).select(BOX).unique()
+        wagers = wagers.join(shared, on=BOX, how="semi")
     # each patron's first wager on the box, in the order they joined it
     joined = (
-        _live_wagers(ctx)
-        .group_by(*BOX, "player_id")
+        wagers.group_by(*BOX, "player_id")
         .agg(pl.col("table_id", "shoe_id", "round").first(), pl.col("seq").min())
         .with_columns(
             pl.col("seq").rank("ordinal").over(BOX).alias("nth"),
@@ -124,14 +129,13 @@ def _deciders(wagers: pl.DataFrame) -> pl.DataFrame:
 
 def co_patron_doubled_alone(ctx: GameContext) -> pl.DataFrame:
     wagers = _live_wagers(ctx)
-    doubled = (
-        replay.hands(ctx)
-        .filter(pl.col("actions").list.contains("double"))
-        .select(*HAND, pl.lit(True).alias("doubled"))
-    )
+    doubled = replay.hand_facts(ctx).filter("doubled").select(*HAND, "doubled")
+    co_doubles = wagers.filter((pl.col("bet") == "double") & pl.col("player_id").is_not_null())
+    # the deciders of the boxes where a co-patron doubled (a box's decider is read from
+    # its own wagers only)
+    boxes = wagers.join(co_doubles.select(BOX).unique(), on=BOX, how="semi")
     alone = (
-        wagers.filter((pl.col("bet") == "double") & pl.col("player_id").is_not_null())
-        .join(_deciders(wagers), on=BOX, how="left")
+        co_doubles.join(_deciders(boxes), on=BOX, how="left")
         .join(doubled, on=HAND, how="left")
         .filter(
             pl.col("doubled").is_null()

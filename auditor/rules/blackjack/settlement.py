@@ -1,6 +1,6 @@
 """Settlement: even money, blackjack, pushes, busts, payout limit, once per wager (a)(2).
 
-Every rule here reads `money.wagers`: what each main, double and split wager was
+Every rule here reads `money.owed`: what each main, double and split wager was
 owed by its hand's outcome against the dealer, and how it was recorded. The split
 between the rules, so that no wager is reported twice:
   - a wager never settled, settled more than once, and a settlement row with no
@@ -35,7 +35,7 @@ OVER_LIMIT = (
 
 def _missettled(ctx: GameContext) -> pl.DataFrame:
     """Hand wagers (not surrendered) settled once, but not as owed."""
-    return money.wagers(ctx).filter(
+    return money.owed(ctx).filter(
         pl.col("judged")
         & pl.col("bet").is_in(money.HAND_BETS)
         & (pl.col("outcome") != "surrendered")
@@ -46,7 +46,7 @@ def _missettled(ctx: GameContext) -> pl.DataFrame:
 
 def _of_outcome(ctx: GameContext, *outcomes: str) -> pl.DataFrame:
     wrong = _missettled(ctx).filter(pl.col("outcome").is_in(outcomes) & ~OVER_LIMIT)
-    return money.findings(wrong)
+    return money.findings(ctx, wrong)
 
 
 def even_money_wrong(ctx: GameContext) -> pl.DataFrame:
@@ -78,16 +78,16 @@ def payout_over_limit(ctx: GameContext) -> pl.DataFrame:
         money.dollars(pl.col("limit_cents")),
         "expected_text",
     )
-    return money.findings(over, message=message)
+    return money.findings(ctx, over, message=message)
 
 
 # --- BJ706: exactly once ---------------------------------------------------------------
 
 
 def _unsettled(ctx: GameContext) -> pl.DataFrame:
-    never = money.wagers(ctx).filter(pl.col("judged") & (pl.col("n_settled") == 0))
+    never = money.owed(ctx).filter(pl.col("judged") & (pl.col("n_settled") == 0))
     owed = pl.col("expected_net")
-    return never.select(
+    return money.with_words(ctx, never).select(
         *money.ROUND,
         pl.col("wager_seq").alias("seq"),
         pl.format(

@@ -2,7 +2,7 @@
 
 BJ401 and BJ402 judge the surrender decision (an `action` row `surrender`),
 BJ403 and BJ404 how the surrendered hand's wagers were settled (from
-`money.wagers`: every wager on the hand, a co-patron's included). The split, so
+`money.owed`: every wager on the hand, a co-patron's included). The split, so
 that nothing is reported twice: a surrender where the house allows none is
 BJ401's whatever its timing (BJ402 judges only tables that allow it); its
 settlement is still judged by BJ403/BJ404, since the half and half was owed
@@ -26,11 +26,9 @@ ACE = 1
 
 def _surrenders(ctx: GameContext) -> pl.DataFrame:
     """Each surrender action with the hand as it stood, and the table's surrender rule."""
-    acts = decisions.decisions(ctx).with_columns(
-        pl.col("seq").rank("ordinal").over(HAND).alias("nth_decision")
-    )
+    acts = decisions.decisions(ctx).filter(pl.col("action") == "surrender")
     allowed = replay.rounds(ctx).select("rid", pl.col("surrender").fill_null(False))
-    return acts.filter(pl.col("action") == "surrender").join(allowed, on="rid", how="left")
+    return acts.rename({"decision_no": "nth_decision"}).join(allowed, on="rid", how="left")
 
 
 def _decision_rows(frame: pl.DataFrame, message: pl.Expr, expected: str,
@@ -93,7 +91,7 @@ def surrender_late(ctx: GameContext) -> pl.DataFrame:
 
 
 def _surrendered(ctx: GameContext) -> pl.DataFrame:
-    return money.wagers(ctx).filter(
+    return money.owed(ctx).filter(
         pl.col("judged") & (pl.col("outcome") == "surrendered") & pl.col("settled_once")
     )
 
@@ -117,13 +115,13 @@ def surrender_2_9_settled_wrong(ctx: GameContext) -> pl.DataFrame:
         .otherwise(money.misjudged_message())
     )
     seq = pl.when(pl.col("settled_right")).then("last_settled_seq").otherwise("settled_seq")
-    return money.findings(frame.filter(~pl.col("settled_right") | late), message, seq)
+    return money.findings(ctx, frame.filter(~pl.col("settled_right") | late), message, seq)
 
 
 def surrender_ten_settled_wrong(ctx: GameContext) -> pl.DataFrame:
     # (f)(1)(ii): the whole wager if the dealer has blackjack, else half and half
     frame = _surrendered(ctx).filter(pl.col("up").is_in([ACE, TEN]) & ~pl.col("settled_right"))
-    return money.findings(frame)
+    return money.findings(ctx, frame)
 
 
 SETTLED = (

@@ -153,7 +153,21 @@ SHOE_BELOW_MINIMUM = register(
 
 
 def excess_cards(ctx: GameContext) -> pl.DataFrame:
-    return common.excess_cards(ctx.events, shoes(ctx))
+    """`common.excess_cards` over the rows of the cards that come out of a shoe more often
+    than its decks hold: counting each card first is cheap, numbering every copy is not,
+    and those few cards are the only ones it can report."""
+    dealt = pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null()
+    columns = [*SHOE_KEY, "round", "seq", "event", "card"]
+    rows = ctx.events.lazy().filter(dealt).select(columns).collect()
+    decks = shoes(ctx).filter(pl.col("decks").is_not_null()).select(*SHOE_KEY, "decks")
+    too_many = (
+        rows.group_by(*SHOE_KEY, "card")
+        .len()
+        .join(decks, on=SHOE_KEY)
+        .filter(pl.col("len") > pl.col("decks"))
+    )
+    suspect = rows.join(too_many, on=[*SHOE_KEY, "card"], how="semi", maintain_order="left")
+    return common.excess_cards(suspect, shoes(ctx))
 
 
 CARD_OVER_DECKS = register(
