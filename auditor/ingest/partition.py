@@ -215,13 +215,13 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
         if first:
             yield RawFile(readers.empty(), list(held.problems), 0, [])
         return
-    scan = pl.scan_parquet(held.source.path).select(held.columns)
+    scan = pl.scan_parquet(held.source.path)
     keep = _in_part(tables, first, TABLE in held.columns)
     if first and held.problems:
         yield RawFile(readers.empty(), list(held.problems), 0, held.missing)
     if not held.broken:
         try:
-            whole = _rows(scan, keep, 0)
+            whole = _rows(scan, held.columns, keep, 0)
         except Exception:  # noqa: BLE001 - read slice by slice below, to lose the least
             whole = None
         if whole is not None:
@@ -232,7 +232,7 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
         if (offset, rows) in broken:
             continue
         try:
-            piece = _rows(scan.slice(offset, rows), keep, offset)
+            piece = _rows(scan.slice(offset, rows), held.columns, keep, offset)
         except Exception as exc:  # noqa: BLE001 - a damaged row group loses its rows only
             # every part meets it; the first reports it (the lost rows are counted as
             # rows read that no part parsed)
@@ -244,11 +244,13 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
         yield RawFile(piece, [], 0, held.missing if offset == 0 else [])
 
 
-def _rows(scan: pl.LazyFrame, keep: pl.Expr, offset: int) -> pl.DataFrame:
-    """The rows a part keeps, each with its line (the row number in the file)."""
+def _rows(scan: pl.LazyFrame, columns: list[str], keep: pl.Expr, offset: int) -> pl.DataFrame:
+    """The rows a part keeps, each with its line (the row number in the file). The
+    columns are chosen after the filter: so the filter reaches the Parquet reader,
+    which then decodes only the rows kept (several times faster)."""
     return (
         scan.with_row_index(v.LINE, offset=offset + 1)
         .filter(keep)
+        .select(pl.col(v.LINE).cast(pl.Int64), *columns)
         .collect()
-        .with_columns(pl.col(v.LINE).cast(pl.Int64))
     )
