@@ -178,8 +178,6 @@ def _sorted_releasing(holder: list[pl.DataFrame]) -> pl.DataFrame:
     columns = []
     for name in events.columns:
         column = events.get_column(name)
-        if name in v.CATEGORICAL_COLUMNS:
-            column = column.cast(pl.Categorical)  # a few distinct words: 4 bytes a row
         columns.append(column.rechunk().gather(order))  # one chunk: a gather is direct
         events = events.drop(name)
     return pl.DataFrame(columns)

@@ -25,7 +25,10 @@ STRING_COLUMNS = tuple(
 )
 
 CANONICAL_SCHEMA: dict[str, pl.DataType] = {
-    **{c: pl.String() for c in STRING_COLUMNS},
+    **{
+        c: pl.Categorical() if c in v.CATEGORICAL_COLUMNS else pl.String()
+        for c in STRING_COLUMNS
+    },
     **{c: pl.Int64() for c in v.INTEGER_COLUMNS},
     "amount_cents": pl.Int64(),
     "accepted": pl.Boolean(),
@@ -95,7 +98,7 @@ def typed(raw: pl.DataFrame, file_id: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The canonical frame and the problems of values that did not parse."""
     raw = _present(raw)
     schema = raw.schema
-    exprs = [pl.col(c).cast(pl.String).alias(c) for c in STRING_COLUMNS]
+    exprs = [pl.col(c).cast(CANONICAL_SCHEMA[c]).alias(c) for c in STRING_COLUMNS]
     exprs += [_integer(c, schema[c]).alias(c) for c in v.INTEGER_COLUMNS]
     exprs += [
         _amount_cents(schema["amount"]).alias("amount_cents"),

@@ -107,6 +107,7 @@ FILE_ID = "file_id"
 LINE = "line"
 ROW = "row"
 
-# Columns of a few distinct words, held as categoricals once validated (memory);
-# compare them with strings as usual, cast to String before string operations.
+# Columns of a few distinct words, held as categoricals from typing on (memory, and
+# comparisons of 4-byte codes); compare them with strings as usual, cast to String
+# before string operations.
 CATEGORICAL_COLUMNS = ("game", "event", "bet", "action", "mode", "winner")
