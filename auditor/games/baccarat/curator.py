@@ -47,7 +47,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from . import replay
+from . import replay, settlement
 
 SHOE = ["table_id", "shoe_id"]
 KEY = [*SHOE, "round"]
@@ -79,7 +79,7 @@ def _occupied(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
     rounds = keys.join(replay.spans(ctx).select("rid", *KEY), on=KEY)
     # each round's positions sorted and once each before they are gathered into lists
     occupied = (
-        replay.rows_of(ctx, ["wager"], "seat")
+        settlement.wager_rows(ctx)
         .join(rounds.select("rid"), on="rid", how="semi")
         .select("rid", _position(ctx, pl.col("seat")).alias("occupied"))
         .drop_nulls()

@@ -6,6 +6,9 @@ the same numbers. Money is integer cents throughout.
 
 `judged_rounds(ctx)`: `replay.rounds` with `judged` and `deal_only` (below).
 
+`money_rows(ctx)`: every wager, collect, pay, push, vig and vig_settle row of a round, in
+log order: rid, table_id, shoe_id, round, seq, event, seat, bet, amount_cents, mode.
+
 `wagers(ctx)`: one row per table_id, shoe_id, round, seat, bet with a wager row (in no
 particular order), with `wid` (`wager_id`):
   staked_cents   the seat's wager rows on that bet in the round, summed (a raise adds)
@@ -203,15 +206,16 @@ def wager_id(bet: pl.Expr | None = None) -> pl.Expr:
     return ((pl.col("rid") * SEAT_SPAN + pl.col("seat")) * len(BET_CODES) + code).alias("wid")
 
 
-def _settled_summary(ctx: GameContext) -> pl.DataFrame:
-    """Per seat and bet of a round: its settlement rows, and the first of them (the rows
-    of a round are in seq order)."""
-    rows = replay.rows_of(ctx, SETTLE_EVENTS, "seat", "bet", "seq", "event", "amount_cents")
-    return rows.group_by(wager_id()).agg(
-        pl.len().cast(pl.Int64).alias("n_settled"),
-        pl.col("event").first().alias("settled_kind"),
-        pl.col("amount_cents").first().alias("settled_cents"),
-        pl.col("seq").min().alias("settled_seq"),
+MONEY_EVENTS = ("wager", *SETTLE_EVENTS, *COMMISSION_EVENTS)
+
+
+def money_rows(ctx: GameContext) -> pl.DataFrame:
+    """Every wager, settlement and commission row of a round, in log order."""
+    return ctx.derived(
+        "baccarat.money_rows",
+        lambda ctx: replay.rows_of(
+            ctx, MONEY_EVENTS, *KEY, "seq", "event", "seat", "bet", "amount_cents", "mode"
+        ),
     )
 
 
@@ -219,21 +223,98 @@ def wager_rows(ctx: GameContext) -> pl.DataFrame:
     """Every wager row of a round, in log order: rid, seq, seat, bet, amount_cents."""
     return ctx.derived(
         "baccarat.wager_rows",
-        lambda ctx: replay.rows_of(ctx, ["wager"], "seq", "seat", "bet", "amount_cents"),
+        lambda ctx: money_rows(ctx)
+        .filter(pl.col("event") == "wager")
+        .select("rid", "seq", "seat", "bet", "amount_cents"),
+    )
+
+
+# A row's place among the rows of its wager: the wager rows, then the settlements,
+# then the vigs charged on it; a vig_settle pays off commission, not a wager.
+WAGER, SETTLED, VIG, VIG_SETTLE = range(4)
+
+
+def _class() -> pl.Expr:
+    event = pl.col("event")
+    return (
+        pl.when(event == "wager").then(WAGER)
+        .when(event.is_in(SETTLE_EVENTS)).then(SETTLED)
+        .when(event == "vig").then(VIG)
+        .otherwise(VIG_SETTLE)
+    )
+
+
+def _same(column: str, by: int = 1) -> pl.Expr:
+    """Whether the row `by` rows before (negative: after) has the same non-null `column`."""
+    return (pl.col(column) == pl.col(column).shift(by)).fill_null(False)
+
+
+def _build_by_wager(ctx: GameContext) -> pl.DataFrame:
+    """The money rows sorted by wager (`wid`) and class, stably: the rows of one class of
+    one wager form a run in log order. Each row keeps `_i`, its place in log order.
+
+    Nearly every wager has one wager row and one settlement, so grouping or joining by
+    wager builds about one group per row; on this order a wager's totals and its
+    settlements are read off the run boundaries in a few passes instead. A vig is matched
+    to the seat's banker wager.
+    """
+    bet = pl.when(pl.col("event") == "vig").then(pl.lit("banker")).otherwise(pl.col("bet"))
+    rows = money_rows(ctx).select(
+        pl.int_range(pl.len()).alias("_i"), "rid", "seq", "event", "seat", "bet",
+        "amount_cents", wager_id(bet), _class().alias("class"),
+    )
+    # rows without a wager id (a vig_settle) sort first and match nothing
+    rows = rows.sort(pl.col("wid").fill_null(-1) * 4 + pl.col("class"), maintain_order=True)
+    position = pl.int_range(pl.len())
+    run_start = ~(_same("wid") & _same("class"))
+    amount = pl.col("amount_cents").fill_null(0)
+    first_of_wager = ~_same("wid")
+    return rows.with_columns(
+        position.alias("_p"),
+        run_start.alias("run_start"),
+        (position - pl.when(run_start).then(position).forward_fill()).alias("in_run"),
+        (amount.cum_sum() - amount).alias("sum_before"),
+        # the first class of a wager's rows is WAGER when the seat wagered on the bet
+        (pl.when(first_of_wager).then(pl.col("class") == WAGER).forward_fill()
+         & pl.col("wid").is_not_null()).alias("wagered"),
+    )
+
+
+def _by_wager(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("baccarat.money_by_wager", _build_by_wager)
+
+
+def _wager_runs(ctx: GameContext) -> pl.DataFrame:
+    """One row per wager (rid, seat, bet with wager rows): its stake, first row and count,
+    and its settlement rows' count and first one (the run right after its wager rows)."""
+    by_wager = _by_wager(ctx)
+    total = by_wager.get_column("amount_cents").fill_null(0).sum()
+    length = pl.col("_p").shift(-1, fill_value=by_wager.height) - pl.col("_p")
+    settled = _same("wid", -1) & (pl.col("class").shift(-1) == SETTLED).fill_null(False)
+
+    def of_settlements(value: pl.Expr) -> pl.Expr:
+        return pl.when(settled).then(value.shift(-1))
+
+    return (
+        by_wager.filter("run_start")
+        .select(
+            "wid", "rid", "seat", "bet", "class",
+            (pl.col("sum_before").shift(-1, fill_value=total) - pl.col("sum_before"))
+            .alias("staked_cents"),
+            pl.col("seq").alias("wager_seq"),
+            length.alias("wager_rows"),
+            of_settlements(length).fill_null(0).alias("n_settled"),
+            of_settlements(pl.col("event")).alias("settled_kind"),
+            of_settlements(pl.col("amount_cents")).alias("settled_cents"),
+            of_settlements(pl.col("seq")).alias("settled_seq"),
+        )
+        .filter(pl.col("class") == WAGER)
+        .drop("class")
     )
 
 
 def build_wagers(ctx: GameContext) -> pl.DataFrame:
-    placed = (
-        wager_rows(ctx)
-        .group_by(wager_id())
-        .agg(
-            pl.col("rid", "seat", "bet").first(),
-            pl.col("amount_cents").sum().alias("staked_cents"),
-            pl.col("seq").min().alias("wager_seq"),
-            pl.len().cast(pl.Int64).alias("wager_rows"),
-        )
-    )
+    placed = _wager_runs(ctx)
     settings = [c for c in ctx.tables.columns if c != "table_id"]
     # the dragon bonus odds of each side depend on the round only: decided once a round
     dragon = [
@@ -253,9 +334,7 @@ def build_wagers(ctx: GameContext) -> pl.DataFrame:
             .then(pl.col("staked_cents"))
             .alias("expected_cents"),
         )
-        .join(_settled_summary(ctx).lazy(), on="wid", how="left", maintain_order="left")
         .with_columns(
-            pl.col("n_settled").fill_null(0),
             _net("expected_kind", "expected_cents").alias("expected_net"),
             _net("settled_kind", "settled_cents").alias("settled_net"),
         )
@@ -269,39 +348,22 @@ def wagers(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("baccarat.wagers", build_wagers)
 
 
-def _numbered(rows: pl.DataFrame) -> pl.DataFrame:
-    """`nth` on the settlement rows: each one's place among its seat and bet's in the round.
-
-    Nearly every wager is settled once, so only the others are ranked.
-    """
-    settle = pl.col("event").is_in(SETTLE_EVENTS)
-    once = settle & pl.col("wagered") & (pl.col("n_settled") == 1)
-    rows = rows.with_row_index("_i")
-    again = rows.filter(settle & ~once).select(
-        "_i", pl.col("seq").rank("ordinal").over(wager_id()).cast(pl.Int64).alias("nth")
-    )
-    return (
-        rows.join(again, on="_i", how="left", maintain_order="left")
-        .with_columns(pl.when(once).then(pl.lit(1, pl.Int64)).otherwise("nth").alias("nth"))
-        .drop("_i", "n_settled")
-    )
-
-
 def build_settlements(ctx: GameContext) -> pl.DataFrame:
-    rows = replay.rows_of(
-        ctx, (*SETTLE_EVENTS, *COMMISSION_EVENTS),
-        *KEY, "seq", "event", "seat", "bet", "amount_cents", "mode",
+    by_wager = _by_wager(ctx)
+    # each row's `wagered` and, for a settlement, its place among its wager's
+    # settlements, put back at the row's place in log order
+    n = by_wager.height
+    places = by_wager.get_column("_i")
+    wagered = pl.Series("wagered", [], pl.Boolean).extend_constant(False, n)
+    nth = pl.Series("nth", [], pl.Int64).extend_constant(None, n)
+    settled = by_wager.get_column("class") == SETTLED
+    wagered = wagered.scatter(places, by_wager.get_column("wagered"))
+    nth = nth.scatter(places.filter(settled), by_wager.get_column("in_run").filter(settled) + 1)
+    return (
+        money_rows(ctx)
+        .with_columns(wagered, nth)
+        .filter(pl.col("event") != "wager")
     )
-    placed = wagers(ctx).select("wid", "n_settled", pl.lit(True).alias("wagered"))
-    # a vig is owed on a banker wager of the seat (a vig_settle pays off an earlier round's)
-    match_bet = pl.when(pl.col("event") == "vig").then(pl.lit("banker")).otherwise(pl.col("bet"))
-    matched = (
-        rows.with_columns(wager_id(match_bet))
-        .join(placed, on="wid", how="left", maintain_order="left")
-        .drop("wid")
-        .with_columns(pl.col("wagered").fill_null(False))
-    )
-    return _numbered(matched)
 
 
 def settlements(ctx: GameContext) -> pl.DataFrame:

@@ -6,7 +6,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games import common
-from ...games.baccarat import replay
+from ...games.baccarat import replay, settlement
 from ...games.baccarat.shoes import SHOE_KEY, shoes
 from ..registry import Rule, register
 
@@ -312,7 +312,8 @@ def _money_by_wager(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataFrame
         return pl.col("amount_cents").filter(pl.col("event") == event).sum().alias(event)
 
     return (
-        replay.rows_of(ctx, MONEY, "seq", "event", "seat", "bet", "amount_cents")
+        settlement.money_rows(ctx)
+        .filter(pl.col("event").is_in(MONEY))
         .join(void_rounds.select("rid"), on="rid", how="semi")
         .group_by("rid", "seat", "bet", maintain_order=True)
         .agg(
@@ -373,7 +374,8 @@ def _commission_in_void(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataF
     """A commission on a void round: nothing won, nothing owed (vig_settle of earlier marked
     commission is not this round's and may well come before the reshuffle)."""
     return (
-        replay.rows_of(ctx, ["vig"], *replay.KEY, "seq", "seat", "amount_cents", "mode")
+        settlement.money_rows(ctx)
+        .filter(pl.col("event") == "vig")
         .join(void_rounds, on="rid", how="semi")
         .select(
             *replay.KEY,
