@@ -11,6 +11,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -26,7 +27,11 @@ from .ingest.totals import LogTotals, problems_deduplicated
 from .rules import catalog
 from .rulesets import Rulesets
 
-__all__ = ["GAMES", "AuditResult", "run"]
+__all__ = ["GAMES", "AuditError", "AuditResult", "run"]
+
+
+class AuditError(Exception):
+    """The audit could not be completed (not a problem of the input)."""
 
 # progress(stage, done, total): what is being done and, where countable, how far along
 Progress = Callable[..., None]
@@ -128,10 +133,16 @@ def _audit_parts(setting: Setting, parts: list[list[str] | None],
     spawn = multiprocessing.get_context("spawn")  # polars' threads do not survive a fork
     with ProcessPoolExecutor(WORKERS, mp_context=spawn, initializer=_start_worker,
                              initargs=(setting,)) as pool:
-        for done, result in enumerate(pool.map(_worker_part, jobs),
-                                      start=len(parts) - len(jobs) + 1):
-            yield result
-            progress(f"audited part {done} of {len(parts)}", done, len(parts))
+        try:
+            for done, result in enumerate(pool.map(_worker_part, jobs),
+                                          start=len(parts) - len(jobs) + 1):
+                yield result
+                progress(f"audited part {done} of {len(parts)}", done, len(parts))
+        except BrokenProcessPool:
+            raise AuditError(
+                "a worker process stopped before finishing its part of the log (the "
+                "machine may have run out of memory); no findings were written"
+            ) from None
 
 
 def run(

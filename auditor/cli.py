@@ -117,7 +117,10 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         raise Failure(str(exc)) from None
     progress = _progress(quiet)
     progress(f"reading {len(sources)} file(s)")
-    result = audit_mod.run(sources, house, rs, progress=progress)
+    try:
+        result = audit_mod.run(sources, house, rs, progress=progress)
+    except audit_mod.AuditError as exc:
+        raise Failure(f"the audit stopped: {exc}") from None
     progress("writing findings")
     fnd.write(result.findings, out)
     summary = summ.build(result, datetime.now().astimezone())
