@@ -153,10 +153,11 @@ def _tables_of_other_parts(log: Log, tables: list[str]) -> list[str]:
 _SEQ_BITS = 40  # seq below 2**40 shares one integer sort key with the table's code
 
 
-def _table_seq_order(events: pl.DataFrame) -> pl.Series:
-    """The stable order by table and seq. The sort key is the table's code (in the
-    tables' text order) joined with seq into one integer where seq allows, which
-    sorts several times faster than text, or two columns."""
+def _table_seq_order(events: pl.DataFrame) -> pl.Series | None:
+    """The stable order by table and seq, or None where the rows are in that order
+    already (a log written table by table). The sort key is the table's code (in
+    the tables' text order) joined with seq into one integer where seq allows,
+    which sorts several times faster than text, or two columns."""
     names = events.get_column("table_id").unique().drop_nulls().sort().to_list()
     keys = events.select(
         pl.col("table_id").cast(pl.Enum(names)).to_physical().cast(pl.Int64).alias("code"),
@@ -165,6 +166,8 @@ def _table_seq_order(events: pl.DataFrame) -> pl.Series:
     low, high = keys["seq"].min(), keys["seq"].max()
     if low is not None and low >= 0 and high < 1 << _SEQ_BITS:
         key = pl.col("code") * (1 << _SEQ_BITS) + pl.col("seq")
+        if keys.select(key.diff().min() >= 0).item() is not False:
+            return None
         return keys.select(pl.arg_sort_by(key, maintain_order=True)).to_series()
     return keys.select(pl.arg_sort_by("code", "seq", maintain_order=True)).to_series()
 
@@ -175,10 +178,16 @@ def _sorted_releasing(holder: list[pl.DataFrame]) -> pl.DataFrame:
     about once, not twice."""
     events = holder.pop()
     order = _table_seq_order(events)
+    if order is None:
+        return events.rechunk()
     columns = []
     for name in events.columns:
         column = events.get_column(name)
-        columns.append(column.rechunk().gather(order))  # one chunk: a gather is direct
+        if column.null_count() == len(column):  # nothing to move (a column of another game)
+            columns.append(pl.repeat(None, len(column), dtype=column.dtype, eager=True)
+                           .alias(name))
+        else:
+            columns.append(column.rechunk().gather(order))  # one chunk: a gather is direct
         events = events.drop(name)
     return pl.DataFrame(columns)
 
