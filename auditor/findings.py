@@ -66,7 +66,8 @@ def located(checks: pl.DataFrame, events: pl.DataFrame, files: list[InputFile]) 
     One join for all rules: the event frame is large, the findings are few.
     """
     wanted = checks.select("table_id", "seq").drop_nulls().unique()
-    where = events.select("table_id", "seq", "file_id", "line").join(
+    where = events.select("table_id", "seq", "file_id", "line")
+    where = where.clear() if wanted.is_empty() else where.join(
         wanted, on=["table_id", "seq"], how="semi"
     )
     frame = checks.join(where, on=["table_id", "seq"], how="left", maintain_order="left")

@@ -67,10 +67,17 @@ def part_totals(part: Ingested, finding_shoes: pl.DataFrame) -> PartTotals:
         unplaced=part.unplaced,
         problems=part.problems,
         unauditable=part.unauditable,
-        kept=part.events.join(finding_shoes, on=["table_id", "shoe_id"], how="semi"),
-        rows_withheld=part.events.join(part.unauditable, on=ROUND_KEY, how="semi").height,
+        kept=_rows_of(part.events, finding_shoes, ["table_id", "shoe_id"]),
+        rows_withheld=_rows_of(part.events, part.unauditable, ROUND_KEY).height,
         rids=int(part.events["rid"].max() or 0) + 1,
     )
+
+
+def _rows_of(events: pl.DataFrame, keys: pl.DataFrame, on: list[str]) -> pl.DataFrame:
+    """The events of `keys` (usually none: then no pass over the events)."""
+    if keys.is_empty():
+        return events.clear()
+    return events.join(keys.select(on), on=on, how="semi")
 
 
 @dataclass
