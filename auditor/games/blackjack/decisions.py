@@ -46,17 +46,16 @@ PLACE = ["rid", "table_id", "shoe_id", "round"]
 
 def _live(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
     """Rows of rounds that are not void."""
-    void = replay.rounds(ctx).filter(pl.col("void")).select("rid")
-    return frame.join(void, on="rid", how="anti")
+    # void rounds are few: a lookup in their ids costs less than an anti-join
+    void = replay.rounds(ctx).filter(pl.col("void"))["rid"]
+    if void.is_empty():
+        return frame
+    return frame.filter(~pl.col("rid").is_in(void.implode()))
 
 
 def _actions(ctx: GameContext) -> pl.DataFrame:
-    acts = replay.in_rounds(
-        ctx,
-        (pl.col("event") == "action") & pl.col("seat").is_not_null() & pl.col("hand").is_not_null(),
-        *PLACE, "seq", "seat", "hand", "action",
-    )
-    return _live(ctx, acts)
+    acts = replay.actions(ctx).filter(pl.col("seat").is_not_null() & pl.col("hand").is_not_null())
+    return _live(ctx, acts.select(*PLACE, "seq", "seat", "hand", "action"))
 
 
 def _seat_cards(ctx: GameContext) -> pl.DataFrame:
@@ -139,7 +138,8 @@ def build_holdings(ctx: GameContext) -> pl.DataFrame:
         pl.lit(None, pl.Int64).alias("until"),
         pl.lit(True).alias("moved_in"),
     )
-    return pl.concat([kept, moved_in]).sort("rid", "seat", "hand", "seq")
+    held = pl.concat([kept, moved_in])
+    return held.sort(replay.order(ctx, held, "rid", "seat", "hand", "seq"), maintain_order=True)
 
 
 def holdings(ctx: GameContext) -> pl.DataFrame:
@@ -152,6 +152,8 @@ def holdings(ctx: GameContext) -> pl.DataFrame:
 def _held_before(acts: pl.DataFrame, ctx: GameContext) -> pl.DataFrame:
     """One row per action (HAND, `at`: its seq) and card its hand held just before it."""
     held = holdings(ctx).select(*HAND, "seq", "card", "value", "since", "until")
+    # only the rounds of `acts` (a few rows where messages need the cards)
+    held = held.filter(pl.col("rid").is_in(acts["rid"].unique().implode()))
     return acts.join(held, on=HAND).filter(
         (pl.col("since") < pl.col("at"))
         & (pl.col("until").is_null() | (pl.col("until") >= pl.col("at")))
@@ -159,16 +161,27 @@ def _held_before(acts: pl.DataFrame, ctx: GameContext) -> pl.DataFrame:
 
 
 def _held_at_actions(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
-    """Per action of `acts` (by its row number `aid`): how many cards its hand held just
-    before it, their total, and whether they were a pair (of aces)."""
-    acts = acts.select("aid", *HAND, pl.col("seq").alias("at"))
+    """Per action of `acts` (numbered `aid`): how many cards its hand held just before
+    it, their total, and whether they were a pair (of aces). Every action is joined to
+    every card of its hand by one integer hand id, cheaper to match than three keys."""
+    hand_id = replay.hand_id(ctx)
+    acts = acts.select("aid", hand_id, pl.col("seq").alias("at"))
+    held = holdings(ctx).select(hand_id, "value", "since", "until")
     value = pl.col("value")
-    counts = _held_before(acts, ctx).group_by("aid").agg(
-        pl.len().cast(pl.Int64).alias("n_cards"),
-        value.cast(pl.Int32).sum().alias("hard"),
-        (value == engine.ACE).any().alias("has_ace"),
-        value.min().alias("low"),
-        value.max().alias("high"),
+    counts = (
+        acts.join(held, on="hid")
+        .filter(
+            (pl.col("since") < pl.col("at"))
+            & (pl.col("until").is_null() | (pl.col("until") >= pl.col("at")))
+        )
+        .group_by("aid")
+        .agg(
+            pl.len().cast(pl.Int64).alias("n_cards"),
+            value.cast(pl.Int32).sum().alias("hard"),
+            (value == engine.ACE).any().alias("has_ace"),
+            value.min().alias("low"),
+            value.max().alias("high"),
+        )
     )
     # (g)(1) judges the total as it stood when the player decided: the total of the
     # cards the hand held just before the action
@@ -212,11 +225,13 @@ def build_decisions(ctx: GameContext) -> pl.DataFrame:
     )
     split, double = action == "split", action == "double"
     box, aces_split = ["rid", "seat"], split & pl.col("aces_pair")
-    acts = acts.sort(*HAND, "seq").with_columns(
+    by_hand = replay.order(ctx, acts, "rid", "seat", "hand", "seq")
+    acts = acts.sort(by_hand, maintain_order=True).with_columns(
         runs.sum_before(double.cast(pl.Int64), HAND).alias("doubled_before"),
         runs.position(HAND).alias("decision_no"),
     )
-    acts = acts.sort(*box, "seq").with_columns(
+    by_box = replay.order(ctx, acts, "rid", "seat", "seq")
+    acts = acts.sort(by_box, maintain_order=True).with_columns(
         runs.sum_before(split.cast(pl.Int64), box).alias("splits_before"),
         runs.sum_before(aces_split.cast(pl.Int64), box).alias("aces_splits_before"),
     )
@@ -227,15 +242,15 @@ def build_decisions(ctx: GameContext) -> pl.DataFrame:
         & (pl.col("total") == engine.TWENTY_ONE)
         & (pl.col("splits_before") == 0)
     )
-    return (
+    acts = (
         acts.join(aces, on=HAND, how="left")
         .with_columns(
             natural.alias("natural"),
             (pl.col("seq") > pl.col("aces_seq")).fill_null(False).alias("split_ace"),
         )
         .drop("aces_seq")
-        .sort("rid", "seq")
     )
+    return acts.sort(replay.order(ctx, acts, "rid", "seq"), maintain_order=True)
 
 
 def decisions(ctx: GameContext) -> pl.DataFrame:

@@ -70,6 +70,7 @@ ROUND = ["table_id", "shoe_id", "round"]
 HAND_BETS = ("main", "double", "split")
 
 VERB = {"pay": "paid", "push": "pushed", "collect": "collected"}
+KIND_ORDER = {"collect": 0, "pay": 1, "push": 2}  # as their names sort
 
 
 def dollars(cents: pl.Expr) -> pl.Expr:
@@ -99,27 +100,26 @@ def _odds_part(column: str, part: int) -> pl.Expr:
 # --- the round: dealer, odds, limit, when play began ---------------------------
 
 
-def _play_rows(ctx: GameContext, rids: pl.Series | None = None) -> pl.DataFrame:
-    """The card and action rows of rounds (of `rids` only, if given): what marks play
-    going on."""
-    play = pl.col("event").is_in(["card", "action"])
-    if rids is not None:
-        play = play & pl.col("rid").is_in(rids.unique().implode())
-    return replay.in_rounds(ctx, play, "rid", "seq", "event")
+def _play_rows(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
+    """The card and action rows of the rounds `rids`: what marks play going on."""
+    rounds = pl.col("rid").is_in(rids.unique().implode())
+    play = (replay.cards(ctx), replay.actions(ctx))
+    return pl.concat([frame.filter(rounds).select("rid", "seq") for frame in play])
 
 
 def _play_seq(ctx: GameContext) -> pl.DataFrame:
-    """First action, or card after the hole card, of each round: the check is over by then."""
+    """First action, or card after the hole card, of each round with dealer cards: the
+    check is over by then."""
     hole = replay.dealer(ctx).select(
         "rid", pl.col("dealer_seqs").list.get(1, null_on_oob=True).alias("hole_seq")
     )
-    return (
-        _play_rows(ctx)
-        .join(hole, on="rid", how="inner")
-        .filter((pl.col("event") == "action") | (pl.col("seq") > pl.col("hole_seq")))
-        .group_by("rid")
-        .agg(pl.col("seq").min().alias("play_seq"))
+    after_hole = replay.cards(ctx).filter(pl.col("seq") > replay.by_rid(ctx, hole, "hole_seq"))
+    first = pl.col("seq").min().alias("play_seq")
+    # each frame grouped alone, as it comes in round order: grouped as runs, not hashed
+    play = pl.concat(
+        [frame.group_by("rid").agg(first) for frame in (replay.actions(ctx), after_hole)]
     )
+    return play.group_by("rid").agg(pl.col("play_seq").min()).join(hole, on="rid", how="semi")
 
 
 def _table_odds(ctx: GameContext) -> pl.DataFrame:
@@ -180,12 +180,16 @@ def _hands(ctx: GameContext) -> pl.DataFrame:
 
 
 def _build_placed(ctx: GameContext) -> pl.DataFrame:
-    placed = replay.wagers(ctx).group_by(KEY).agg(
+    placed = replay.group_by_hand(
+        ctx,
+        replay.wagers(ctx),
+        ["bet", "player_id"],
         pl.col("amount_cents").sum().alias("staked_cents"),
         pl.col("seq").min().alias("wager_seq"),
         pl.len().cast(pl.Int64).alias("wager_rows"),
     )
-    return placed.sort(*HOLDER, "wager_seq").with_row_index("wid")
+    by_hand = replay.order(ctx, placed, "rid", "seat", "hand")
+    return placed.sort([*by_hand, "player_id", "wager_seq"]).with_row_index("wid")
 
 
 def _placed(ctx: GameContext) -> pl.DataFrame:
@@ -195,7 +199,8 @@ def _placed(ctx: GameContext) -> pl.DataFrame:
 
 def _build_settlement_rows(ctx: GameContext) -> pl.DataFrame:
     wids = _placed(ctx).select(*KEY, "wid")
-    rows = replay.settlements(ctx).sort("rid", "seq")
+    rows = replay.settlements(ctx)
+    rows = rows.sort(replay.order(ctx, rows, "rid", "seq"), maintain_order=True)
     return rows.join(wids, on=KEY, how="left", nulls_equal=True, maintain_order="left")
 
 
@@ -210,16 +215,20 @@ def _row_text(event: pl.Expr, cents: pl.Expr) -> pl.Expr:
 
 
 def _settled(ctx: GameContext) -> pl.DataFrame:
+    """Per wager (by wid, sorted) its recorded rows: counts, sums, the first and last."""
+    # grouped by a column marked sorted, the rows are read as runs, not hashed; the sort
+    # is stable, so each wager's rows stay in seq order
     rows = _settlement_rows(ctx).filter(pl.col("wid").is_not_null())
+    rows = rows.sort("wid", maintain_order=True).with_columns(pl.col("wid").set_sorted())
     event, cents = pl.col("event"), pl.col("amount_cents")
 
     def count(kind: str) -> pl.Expr:
         return (event == kind).sum().cast(pl.Int64).alias(f"n_{kind}")
 
     def total(kind: str) -> pl.Expr:
-        return cents.filter(event == kind).sum().alias(f"{kind}_cents")
+        return pl.when(event == kind).then(cents).otherwise(0).sum().alias(f"{kind}_cents")
 
-    return rows.group_by("wid").agg(
+    settled = rows.group_by("wid", maintain_order=True).agg(
         pl.len().cast(pl.Int64).alias("n_settled"),
         *(count(k) for k in VERB),
         *(total(k) for k in VERB),
@@ -228,6 +237,7 @@ def _settled(ctx: GameContext) -> pl.DataFrame:
         pl.col("seq").first().alias("settled_seq"),
         pl.col("seq").last().alias("last_settled_seq"),
     )
+    return settled.with_columns(pl.col("wid").set_sorted())
 
 
 def _observed_text(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
@@ -465,16 +475,21 @@ def _expected_text() -> pl.Expr:
 
 
 def build_owed(ctx: GameContext) -> pl.DataFrame:
+    hand_id = replay.hand_id(ctx)
+    hands = _hands(ctx).with_columns(hand_id).drop(HAND)
     frame = (
         _placed(ctx)
         .join(_rounds(ctx), on="rid", how="left", maintain_order="left")
-        .join(_hands(ctx), on=HAND, how="left", maintain_order="left")
+        .with_columns(hand_id)
+        .join(hands, on="hid", how="left", maintain_order="left")
+        .drop("hid")
         .join(_settled(ctx), on="wid", how="left", maintain_order="left")
     )
     hand_known = (pl.col("bet") == "insurance") | (pl.col("n_cards").fill_null(0) >= 2)
     counts = ["n_settled", "n_pay", "n_push", "n_collect", "pay_cents", "push_cents",
               "collect_cents"]
-    frame = frame.with_columns(
+    # one query: the steps below are planned together rather than each copied out
+    frame = frame.lazy().with_columns(
         (pl.col("dealt").fill_null(False) & hand_known).alias("judged"),
         pl.col("surrendered").fill_null(False),
         pl.col(counts).fill_null(0),
@@ -492,7 +507,7 @@ def build_owed(ctx: GameContext) -> pl.DataFrame:
     frame = frame.with_columns(_settled_checks())
     return frame.with_columns(
         (pl.col("expected_net") - pl.col("settled_net")).alias("amount_cents"),
-    )
+    ).collect(engine="in-memory")
 
 
 def owed(ctx: GameContext) -> pl.DataFrame:
@@ -522,25 +537,30 @@ def wagers(ctx: GameContext) -> pl.DataFrame:
     )
 
 
+def _by_wid(wagered: pl.DataFrame, value: pl.Expr) -> pl.Expr:
+    """`value` of the wager (a row of `owed`, numbered by wid) for each row's `wid`: owed's
+    rows are in wid order, so the row's wid is the position to read."""
+    return pl.lit(wagered.select(value).to_series()).gather(pl.col("wid"))
+
+
 def build_settlements(ctx: GameContext) -> pl.DataFrame:
     wagered = owed(ctx)
-    rows = _settlement_rows(ctx).join(
-        replay.rounds(ctx).select("rid", "void"), on="rid", how="left", maintain_order="left"
-    )
     amount = pl.col("amount_cents")
-    rows = rows.with_columns(
-        pl.col("void").fill_null(False),
+    rows = _settlement_rows(ctx).with_columns(
+        replay.by_rid(ctx, replay.rounds(ctx), "void").fill_null(False).alias("void"),
         pl.when(pl.col("event") == "collect").then(-amount).otherwise(amount).alias("row_net"),
     )
     # each wager's rows in order, then each kind of row (collect, pay, push) in order
+    wid = (pl.col("wid").cast(pl.Int64), wagered.height)
+    kind = (pl.col("event").cast(pl.String).replace_strict(KIND_ORDER, return_dtype=pl.Int64), 3)
+    owned = rows.filter(pl.col("wid").is_not_null()).with_columns(
+        _by_wid(wagered, pl.col("judged")),
+        _by_wid(wagered, pl.col("outcome") == "surrendered").alias("_surr"),
+    )
     owned = (
-        rows.join(
-            wagered.select("wid", "judged", (pl.col("outcome") == "surrendered").alias("_surr")),
-            on="wid",
-        )
-        .sort("wid", "seq")
+        owned.sort(replay.order(ctx, owned, wid, "seq"), maintain_order=True)
         .with_columns(runs.position(["wid"]).alias("nth"))
-        .sort("wid", "event", "seq")
+        .sort(replay.order(ctx, owned, wid, kind, "seq"), maintain_order=True)
         .with_columns(runs.position(["wid", "event"]).alias("nth_kind"))
     )
     nth, nth_kind = pl.col("nth"), pl.col("nth_kind")
@@ -552,10 +572,15 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
         extra.fill_null(False).alias("extra"),
     ).drop("_surr", "nth_kind")
     # rows with no wager of their key: is there another wager of the patron on the hand?
-    on_hand = wagered.select(*HOLDER).unique().with_columns(pl.lit(True).alias("hand_wagered"))
+    orphans = rows.filter(pl.col("wid").is_null())
+    on_hand = (
+        wagered.filter(pl.col("rid").is_in(orphans["rid"].unique().implode()))
+        .select(*HOLDER)
+        .unique()
+        .with_columns(pl.lit(True).alias("hand_wagered"))
+    )
     orphans = (
-        rows.filter(pl.col("wid").is_null())
-        .join(on_hand, on=HOLDER, how="left", nulls_equal=True)
+        orphans.join(on_hand, on=HOLDER, how="left", nulls_equal=True)
         .with_columns(
             pl.lit(False).alias("matched"),
             pl.lit(False).alias("judged"),
@@ -565,7 +590,8 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
         )
     )
     columns = owned.columns
-    return pl.concat([owned, orphans.select(columns)]).drop("wid").sort("rid", "seq")
+    rows = pl.concat([owned, orphans.select(columns)]).drop("wid")
+    return rows.sort(replay.order(ctx, rows, "rid", "seq"), maintain_order=True)
 
 
 def settlements(ctx: GameContext) -> pl.DataFrame:

@@ -25,6 +25,7 @@ rounds(ctx)  one row per round: rid, table_id, shoe_id, round, start_seq,
              no_more_bets_seq, end_seq, void, cover_card, time, plus the dealer
              columns and the table's house settings (dealer_hits_soft_17,
              blackjack_pays, insurance_pays, surrender, payout_limit, decks, ...)
+actions(ctx) the action rows of rounds (rid, table_id, shoe_id, round, seq, seat, hand, action)
 wagers(ctx)  the wager rows of rounds (rid, seat, hand, bet, player_id, amount_cents, seq)
 settlements(ctx) the collect / pay / push rows, same columns plus `event`
 """
@@ -34,7 +35,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from . import engine
+from . import engine, runs
 
 ROUND_COLUMNS = ["rid", "table_id", "shoe_id", "round"]
 HAND = ["rid", "seat", "hand"]
@@ -46,7 +47,113 @@ def in_rounds(ctx: GameContext, where: pl.Expr, *columns: str | pl.Expr) -> pl.D
     """`columns` of the rows of rounds (round >= 1) that match `where`. Lazy, so that the
     event frame is filtered first and only the rows kept are gathered, column by column."""
     kept = ctx.events.lazy().filter((pl.col("round") > 0) & where)
-    return kept.select(*columns).collect()
+    return _rid_flagged(kept.select(*columns).collect(engine="in-memory"))
+
+
+def _rid_flagged(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with its `rid` column marked sorted where it is sorted (as the events are,
+    unless a row strayed into a later round): group-bys by rid then read runs of rows
+    instead of hashing."""
+    if "rid" not in frame.columns or not frame["rid"].is_sorted():
+        return frame
+    return frame.with_columns(pl.col("rid").set_sorted())
+
+
+def by_rid(ctx: GameContext, frame: pl.DataFrame, column: str) -> pl.Expr:
+    """`column` of `frame` (at most one row per rid) for each row's `rid`, null where
+    `frame` has none: a lookup by position in an array indexed by rid, not a join."""
+    size = int(ctx.events["rid"].max() or 0) + 1
+    frame = frame.filter(pl.col("rid").is_not_null())
+    table = pl.Series(column, [None] * size, dtype=frame.schema[column])
+    table = table.scatter(frame["rid"], frame[column])
+    return pl.lit(table).gather(pl.col("rid"))
+
+
+INTEGER_KEYS = ("rid", "seat", "hand", "seq")
+FITS = 2**62  # combined keys stay clear of the Int64 limit
+
+
+def build_key_ranges(ctx: GameContext) -> pl.DataFrame:
+    """The lowest value and the number of values of the integer key columns of the events."""
+    return ctx.events.select(
+        *(pl.col(c).min().fill_null(0).alias(f"{c}_low") for c in INTEGER_KEYS),
+        *(
+            (pl.col(c).max() - pl.col(c).min() + 1).fill_null(1).alias(f"{c}_size")
+            for c in INTEGER_KEYS
+        ),
+    )
+
+
+def _key_ranges(ctx: GameContext) -> dict[str, int]:
+    return ctx.derived("blackjack.key_ranges", build_key_ranges).row(0, named=True)
+
+
+def hand_id(ctx: GameContext) -> pl.Expr:
+    """`hid`: one integer per (rid, seat, hand), the same in every frame of the audit
+    (null where seat or hand is), so that hand-level joins and group-bys match one key,
+    not three. An id space past 62 bits (absurd seat or hand numbers) falls back to the
+    three keys as one struct."""
+    ranges = _key_ranges(ctx)
+    rid, seat, hand = pl.col("rid"), pl.col("seat"), pl.col("hand")
+    if ranges["rid_size"] * ranges["seat_size"] * ranges["hand_size"] >= FITS:
+        return pl.when(seat.is_not_null() & hand.is_not_null()).then(pl.struct(HAND)).alias("hid")
+    hid = rid - ranges["rid_low"]
+    for column, part in (("seat", seat), ("hand", hand)):
+        hid = hid * ranges[f"{column}_size"] + (part - ranges[f"{column}_low"])
+    return hid.alias("hid")
+
+
+def order(
+    ctx: GameContext, frame: pl.DataFrame, *parts: str | tuple[pl.Expr, int]
+) -> list[pl.Expr]:
+    """Sort-by expressions that order the rows of `frame` as sorting by `parts` in turn
+    would: one integer where the parts fit in 62 bits together (a sort by one integer
+    costs a fraction of one by several keys), else the parts themselves. A part is an
+    integer column of the events (rid, seat, hand, seq), or (expression, number of
+    values) for values 0, 1, ... that are never null. Columns with nulls (which sort
+    first) are sorted as they are."""
+    ranges = _key_ranges(ctx)
+    named = [
+        (pl.col(p) - ranges[f"{p}_low"], ranges[f"{p}_size"]) if isinstance(p, str) else p
+        for p in parts
+    ]
+    size = 1
+    for _, n in named:
+        size *= n
+    nulls = any(frame[p].null_count() for p in parts if isinstance(p, str))
+    if nulls or size >= FITS:
+        return [value for value, _ in named]
+    key = named[0][0]
+    for value, n in named[1:]:
+        key = key * n + value
+    return [key]
+
+
+def group_by_hand(
+    ctx: GameContext, frame: pl.DataFrame, keys: list[str], *aggs: pl.Expr
+) -> pl.DataFrame:
+    """`frame.group_by(*HAND, *keys).agg(*aggs)`, grouped by the hand id and `keys`: one
+    integer in place of three keys. By the hand id alone, the rows are sorted by it first
+    and the groups read as runs of rows (in hand order), not hashed. Rows without a seat
+    or hand have no id and are grouped by the three keys."""
+    rows = frame.with_columns(hand_id(ctx))
+    identified = pl.col("hid").is_not_null()
+    by_id = rows.filter(identified)
+    if not keys and by_id.schema["hid"] == pl.Int64:
+        by_id = by_id.sort("hid", maintain_order=True).with_columns(pl.col("hid").set_sorted())
+    by_id = by_id.group_by("hid", *keys).agg(pl.col(HAND).first(), *aggs)
+    rest = rows.filter(~identified)
+    groups = [by_id.select(*HAND, *keys, pl.exclude(*HAND, *keys, "hid"))]
+    if not rest.is_empty():
+        groups.append(rest.group_by(*HAND, *keys).agg(*aggs))
+    return pl.concat(groups)
+
+
+def _position_in_round(frame: pl.DataFrame) -> pl.Expr:
+    """0, 1, ... over each round's rows in frame order."""
+    if frame["rid"].is_sorted():  # each round one run of rows: no window needed
+        return runs.position(["rid"]) - 1
+    return pl.int_range(pl.len()).over("rid")
 
 
 def build_cards(ctx: GameContext) -> pl.DataFrame:
@@ -55,7 +162,7 @@ def build_cards(ctx: GameContext) -> pl.DataFrame:
     )
     return cards.with_columns(
         engine.card_value(pl.col("card"), ctx.params).alias("value"),
-        pl.int_range(pl.len()).over("rid").alias("k"),
+        _position_in_round(cards).alias("k"),
     )
 
 
@@ -111,25 +218,27 @@ def build_hand_facts(ctx: GameContext) -> pl.DataFrame:
     from .decisions import holdings  # see build_hands
 
     value, action = pl.col("value"), pl.col("action")
-    dealt = (
-        holdings(ctx)
-        .filter(pl.col("until").is_null())
-        .group_by(HAND)
-        .agg(
-            pl.len().alias("n_cards"),
-            value.cast(pl.Int32).sum().alias("hard"),
-            (value == engine.ACE).any().alias("has_ace"),
-        )
+    dealt = group_by_hand(
+        ctx,
+        holdings(ctx).filter(pl.col("until").is_null()).select(*HAND, "value"),
+        [],
+        pl.len().alias("n_cards"),
+        value.cast(pl.Int32).sum().alias("hard"),
+        (value == engine.ACE).any().alias("has_ace"),
     )
-    acts = (
-        in_rounds(ctx, pl.col("event") == "action", *HAND, "seq", "action")
-        .group_by(HAND)
-        .agg(
-            pl.col("seq").filter(action == "surrender").min().alias("surrender_seq"),
-            (action == "double").any().alias("doubled"),
-        )
+    acts = group_by_hand(
+        ctx,
+        actions(ctx).select(*HAND, "seq", "action"),
+        [],
+        pl.col("seq").filter(action == "surrender").min().alias("surrender_seq"),
+        (action == "double").any().alias("doubled"),
     )
-    hands = dealt.join(acts, on=HAND, how="full", coalesce=True)
+    # every hand with cards or actions: joined by the hand id (null ids match nothing)
+    hid = hand_id(ctx)
+    hands = dealt.with_columns(hid).join(
+        acts.with_columns(hid), on="hid", how="full", suffix="_acted"
+    )
+    hands = hands.with_columns(pl.coalesce(c, f"{c}_acted") for c in HAND)
     hard, has_ace = pl.col("hard").fill_null(0), pl.col("has_ace").fill_null(False)
     return hands.select(
         *HAND,
@@ -199,6 +308,15 @@ def build_rounds(ctx: GameContext) -> pl.DataFrame:
 
 def rounds(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("blackjack.rounds", build_rounds)
+
+
+def build_actions(ctx: GameContext) -> pl.DataFrame:
+    columns = [*ROUND_COLUMNS, "seq", "seat", "hand", "action"]
+    return in_rounds(ctx, pl.col("event") == "action", *columns)
+
+
+def actions(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived("blackjack.actions", build_actions)
 
 
 def build_wagers(ctx: GameContext) -> pl.DataFrame:

@@ -67,7 +67,8 @@ def _round_state(ctx: GameContext) -> pl.DataFrame:
 
 
 def build_dealer_cards(ctx: GameContext) -> pl.DataFrame:
-    dealt = replay.cards(ctx).filter(pl.col("target") == "dealer").sort("rid", "seq")
+    dealt = replay.cards(ctx).filter(pl.col("target") == "dealer")
+    dealt = dealt.sort(replay.order(ctx, dealt, "rid", "seq"), maintain_order=True)
     value = pl.col("value").cast(pl.Int32).fill_null(0)
     ace = (value == engine.ACE).cast(pl.Int32)
     # the dealer's hand before the card (null for the first) and after it

@@ -63,10 +63,21 @@ def _allowed_cents(main: pl.Expr) -> pl.Expr:
 
 
 def insurance_over_half(ctx: GameContext) -> pl.DataFrame:
-    mains = money.owed(ctx).filter((pl.col("bet") == "main") & (pl.col("hand") == 1)).select(
-        "rid", "seat", "player_id", pl.col("staked_cents").alias("main_cents")
+    insured = _insurance(ctx)
+    # the main wagers of the insured rounds only, and only the columns read
+    main_wager = (
+        (pl.col("bet") == "main")
+        & (pl.col("hand") == 1)
+        & pl.col("rid").is_in(insured["rid"].unique().implode())
     )
-    placed = _insurance(ctx).join(
+    mains = (
+        money.owed(ctx)
+        .lazy()
+        .filter(main_wager)
+        .select("rid", "seat", "player_id", pl.col("staked_cents").alias("main_cents"))
+        .collect(engine="in-memory")
+    )
+    placed = insured.join(
         mains, on=["rid", "seat", "player_id"], how="left", nulls_equal=True
     )
     main = pl.col("main_cents").fill_null(0)

@@ -158,16 +158,35 @@ def excess_cards(ctx: GameContext) -> pl.DataFrame:
     and those few cards are the only ones it can report."""
     dealt = pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null()
     columns = [*SHOE_KEY, "round", "seq", "event", "card"]
-    rows = ctx.events.lazy().filter(dealt).select(columns).collect()
+    rows = ctx.events.lazy().filter(dealt).select(*columns, "rid").collect(engine="in-memory")
     decks = shoes(ctx).filter(pl.col("decks").is_not_null()).select(*SHOE_KEY, "decks")
+    if rows["rid"].null_count():
+        key = SHOE_KEY
+    else:  # counted by shoe number and card, not by three strings
+        numbers = _shoe_numbers(ctx, decks)
+        rows = rows.with_columns(replay.by_rid(ctx, numbers, "shoe").alias("shoe"))
+        decks = numbers.select("shoe", "decks").unique()
+        key = ["shoe"]
     too_many = (
-        rows.group_by(*SHOE_KEY, "card")
+        rows.group_by(*key, "card")
         .len()
-        .join(decks, on=SHOE_KEY)
+        .join(decks, on=key)
         .filter(pl.col("len") > pl.col("decks"))
     )
-    suspect = rows.join(too_many, on=[*SHOE_KEY, "card"], how="semi", maintain_order="left")
-    return common.excess_cards(suspect, shoes(ctx))
+    suspect = rows.join(too_many, on=[*key, "card"], how="semi", maintain_order="left")
+    return common.excess_cards(suspect.select(columns), shoes(ctx))
+
+
+def _shoe_numbers(ctx: GameContext, decks: pl.DataFrame) -> pl.DataFrame:
+    """Per round id (of every row, shuffles and burns included) the number of its shoe
+    among `decks` (table_id, shoe_id, decks), and those decks; rounds of shoes not in
+    `decks` are left out."""
+    rids = ctx.events.lazy().select("rid", *SHOE_KEY).filter(pl.col("rid").is_not_null())
+    if ctx.events["rid"].is_sorted():  # rounds follow each other: grouped as runs
+        rids = rids.with_columns(pl.col("rid").set_sorted())
+    per_rid = rids.group_by("rid").agg(pl.col(SHOE_KEY).first()).collect(engine="in-memory")
+    numbered = decks.with_row_index("shoe")
+    return per_rid.join(numbered, on=SHOE_KEY).select("rid", "shoe", "decks")
 
 
 CARD_OVER_DECKS = register(
