@@ -172,6 +172,8 @@ def run(
     sources: list[Source], house: HouseRules, rs: Rulesets,
     progress: Progress = lambda *_: None,
 ) -> AuditResult:
+    """Audit the logs. A log of several parts is audited in a worker process started
+    with spawn: a script calling this must do so under `if __name__ == "__main__":`."""
     log = open_log(sources)
     on = log.first_day or date.today()
     setting = Setting(log, house, rs, on)
