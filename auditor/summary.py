@@ -7,7 +7,6 @@ lost a row).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ import polars as pl
 
 from . import __version__
 from .audit import AuditResult
+from .ingest.sources import sha256_of
 
 
 def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, float]:
@@ -119,10 +119,6 @@ def _per_table(result: AuditResult) -> list[dict[str, Any]]:
     return rows
 
 
-def _file_sha256(path: Path | None) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path else None
-
-
 def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
     ing, findings = result.ingested, result.findings
     registry_over = {r for r in result.rule_ids if _is_overcharge(r)}
@@ -135,7 +131,7 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
         "facility": result.house.facility,
         "house_rules": {
             "path": str(result.house.path) if result.house.path else None,
-            "sha256": _file_sha256(result.house.path),
+            "sha256": sha256_of(result.house.path) if result.house.path else None,
         },
         "ruleset": {
             game: {

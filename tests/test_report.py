@@ -4,6 +4,7 @@ against summary.json and the findings files."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -126,7 +127,7 @@ def test_cover_and_provenance(sample):
             sample.text,
         ), f["path"]
     for name in ("summary.json", "findings.parquet", "round_details.parquet"):
-        digest = model._sha256(sample.out / name)
+        digest = hashlib.sha256((sample.out / name).read_bytes()).hexdigest()
         assert re.search(rf"{name}\s+[\d,]+\s+{digest}", sample.text), name
     r = s["rows"]
     assert (

@@ -13,7 +13,6 @@ part, as do the problems of records that could not be read at all.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -25,7 +24,7 @@ from . import readers
 from . import vocabulary as v
 from .parse import time_of
 from .readers import RawFile
-from .sources import Source
+from .sources import Source, sha256_of
 
 TABLE = "table_id"
 
@@ -78,14 +77,6 @@ class Log:
                 yield from ((file_id, raw) for raw in _parquet_part(held, tables, first))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _in_part(tables: list[str] | None, first: bool, present: bool) -> pl.Expr:
     if tables is None:
         return pl.lit(True)
@@ -125,7 +116,7 @@ def open_log(sources: list[Source]) -> Log:
             path=source.path,
             encoding=source.encoding + (".gz" if source.gzip else ""),
             rows=rows + lost,
-            sha256=_sha256(source.path) if exists else "",
+            sha256=sha256_of(source.path) if exists else "",
             size=source.path.stat().st_size if exists else 0,
         ))
     table_rows = (

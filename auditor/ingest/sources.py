@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,3 +74,12 @@ def expand(arguments: list[str]) -> list[Source]:
             raise SourceError(f"{arg}: no such file or folder")
     unique = list(dict.fromkeys(p.resolve() for p in paths))
     return [Source(p, *encoding_of(p)) for p in unique]
+
+
+def sha256_of(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read a megabyte at a time."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

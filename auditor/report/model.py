@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from .. import details as dtl
+from ..ingest.sources import sha256_of
 from ..rules.catalog import REGISTRY
 from ..rulesets import Rulesets
 from . import charts, replays
@@ -71,14 +72,6 @@ def report_id(summary: dict) -> str:
         {k: summary[k] for k in ("inputs", "house_rules", "findings", "run_at")}, sort_keys=True
     )
     return "AUD-" + hashlib.sha256(basis.encode()).hexdigest()[:12].upper()
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --- money --------------------------------------------------------------------
@@ -419,7 +412,7 @@ def _citation_order(citation: str) -> tuple:
 
 def _files(out: Path) -> list[dict]:
     return [
-        {"name": name, "bytes": (out / name).stat().st_size, "sha256": _sha256(out / name)}
+        {"name": name, "bytes": (out / name).stat().st_size, "sha256": sha256_of(out / name)}
         for name in OUTPUT_FILES
         if (out / name).exists()
     ]
