@@ -13,6 +13,7 @@ import pytest
 from casefiles import DEFAULT_HOUSE, expand_events, write_file
 
 from auditor import audit, summary
+from auditor.details import round_details
 from auditor.house import load as load_house
 from auditor.house import parse as parse_house
 from auditor.ingest import readers
@@ -160,21 +161,25 @@ def test_damaged_log_reports_each_bad_row_and_audits_the_rest(tmp_path):
     assert counts["rounds"] == {"read": 10, "audited": 1, "reported": 9}
 
 
-def test_damaged_sample_read_in_parts_reports_the_same(monkeypatch):
-    """A row whose round is unknown (an unreadable line, read in the first part) still
-    withholds the rounds around it in tables that a later part reads."""
+@pytest.mark.parametrize(("sample", "part_rows"), [("damaged", 150), ("faulty", 4_000)])
+def test_sample_read_in_parts_reports_the_same(sample, part_rows, monkeypatch):
+    """Parts give what one pass gives: a row whose round is unknown (an unreadable
+    line, read in the first part) still withholds the rounds around it in tables a
+    later part reads; both games' findings, summary and replays are the same."""
     root = Path(__file__).resolve().parent.parent / "sample_logs"
     rs = load_rulesets()
     house = load_house(root / "house.toml", rs, date(2026, 11, 1))
-    sources = expand([str(root / "damaged")])
+    sources = expand([str(root / sample)])
     whole = audit.run(sources, house, rs)
-    monkeypatch.setattr(audit, "PART_ROWS", 150)
+    monkeypatch.setattr(audit, "PART_ROWS", part_rows)
     assert len(audit._parts(open_log(sources))) > 1
     parted = audit.run(sources, house, rs)
     assert whole.findings.height > 0
     assert parted.findings.equals(whole.findings)
     run_at = datetime(2026, 11, 2, tzinfo=UTC)
     assert summary.build(parted, run_at) == summary.build(whole, run_at)
+    assert round_details(parted).equals(round_details(whole))
+    assert set(parted.contexts) == set(whole.contexts)
 
 
 def test_parquet_slice_that_cannot_be_read_loses_its_rows_only(tmp_path, monkeypatch):
