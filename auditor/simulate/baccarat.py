@@ -124,7 +124,7 @@ import polars as pl
 from ..house import BACCARAT_DEFAULTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
-from .common import TableRounds, offset_text
+from .common import TableRounds, offset_text, truth_frame
 
 __all__ = [
     "DEFAULT_START",
@@ -1521,15 +1521,6 @@ _CHUNK_SCHEMA = {
     "round": pl.Int16,
     "_shoe": pl.Int32,
 }
-TRUTH_SCHEMA = {
-    "table_id": pl.String,
-    "shoe_id": pl.String,
-    "round": pl.Int64,
-    "seq": pl.Int64,
-    "fault": pl.String,
-    "rule_id": pl.String,
-    "note": pl.String,
-}
 
 
 def table_settings(index: int) -> dict[str, Any]:
@@ -1632,19 +1623,8 @@ class _Simulator(TableRounds):
         )
 
     def truth_frame(self) -> pl.DataFrame:
-        rows = [t for t in self.truth if t.row is None or t.seq is not None]
-        return pl.DataFrame(
-            {
-                "table_id": [t.table_id for t in rows],
-                "shoe_id": [t.shoe_id for t in rows],
-                "round": [t.round for t in rows],
-                "seq": [t.seq for t in rows],
-                "fault": [t.fault for t in rows],
-                "rule_id": [t.rule_id for t in rows],
-                "note": [t.note for t in rows],
-            },
-            schema=TRUTH_SCHEMA,
-        ).sort("table_id", "shoe_id", "round", "seq", nulls_last=False, maintain_order=True)
+        # a fault whose row was never written (its seq was never set) cannot be found
+        return truth_frame(t for t in self.truth if t.row is None or t.seq is not None)
 
 
 def simulate(

@@ -135,7 +135,7 @@ from ..house import BLACKJACK_DEFAULTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
 from .baccarat import DEFAULT_START, Simulation
-from .common import TableRounds, offset_text
+from .common import TableRounds, offset_text, truth_frame
 
 __all__ = [
     "DEFAULT_START",
@@ -1515,15 +1515,6 @@ class _Table:
 
 # --- the whole simulation -------------------------------------------------------
 
-TRUTH_SCHEMA = {
-    "table_id": pl.String,
-    "shoe_id": pl.String,
-    "round": pl.Int64,
-    "seq": pl.Int64,
-    "fault": pl.String,
-    "rule_id": pl.String,
-    "note": pl.String,
-}
 AMOUNT_DTYPE = pl.Decimal(12, 2)
 
 
@@ -1609,19 +1600,7 @@ class _Simulator(TableRounds):
         return frame.select(expr.alias(name) for name, expr in columns.items())
 
     def truth_frame(self) -> pl.DataFrame:
-        rows = self.truth
-        return pl.DataFrame(
-            {
-                "table_id": [t.table_id for t in rows],
-                "shoe_id": [t.shoe_id for t in rows],
-                "round": [t.round for t in rows],
-                "seq": [t.seq for t in rows],
-                "fault": [t.fault for t in rows],
-                "rule_id": [t.rule_id for t in rows],
-                "note": [t.note for t in rows],
-            },
-            schema=TRUTH_SCHEMA,
-        ).sort("table_id", "shoe_id", "round", "seq", nulls_last=False, maintain_order=True)
+        return truth_frame(self.truth)
 
 
 def _empty_events() -> pl.DataFrame:

@@ -3,8 +3,31 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
+
+import polars as pl
+
+# truth.tsv: one row per planted fault, where it is and the rule that must find it
+TRUTH_SCHEMA = {
+    "table_id": pl.String,
+    "shoe_id": pl.String,
+    "round": pl.Int64,
+    "seq": pl.Int64,
+    "fault": pl.String,
+    "rule_id": pl.String,
+    "note": pl.String,
+}
+
+
+def truth_frame(truths: Iterable[Any]) -> pl.DataFrame:
+    """The planted faults (objects with TRUTH_SCHEMA's attributes), in log order."""
+    rows = list(truths)
+    return pl.DataFrame(
+        {name: [getattr(t, name) for t in rows] for name in TRUTH_SCHEMA},
+        schema=TRUTH_SCHEMA,
+    ).sort("table_id", "shoe_id", "round", "seq", nulls_last=False, maintain_order=True)
 
 
 def offset_text(start: datetime) -> str:
