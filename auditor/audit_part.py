@@ -17,15 +17,14 @@ import polars as pl
 from . import findings as fnd
 from .audit_context import GameContext, table_settings
 from .house import HouseRules
-from .ingest.load import ROUND_KEY, Ingested, ingest_part
+from .ingest.load import ROUND_KEY, Ingested, ingest_part, rows_with_keys
 from .ingest.partition import Log
 from .ingest.totals import PartTotals, part_totals
+from .ingest.vocabulary import GAMES
 from .rules import catalog
 from .rules.input_quality import ROUND_NOT_AUDITABLE, TABLE_NOT_IN_HOUSE_RULES
 from .rules.registry import Rule
 from .rulesets import Rulesets
-
-GAMES = ("baccarat", "blackjack")
 
 
 def game_rules() -> dict[str, list[Rule]]:
@@ -57,13 +56,8 @@ class PartResult:
 
 def _not_auditable(ingested: Ingested) -> pl.DataFrame:
     """One warning per round that lost a row, at its first row."""
-    if ingested.unauditable.is_empty():  # the usual case: no pass over the events
-        return pl.DataFrame(schema={**dict.fromkeys(ROUND_KEY, pl.String), "round": pl.Int64,
-                                    "seq": pl.Int64, "game": pl.String, "rule_id": pl.String,
-                                    "message": pl.String, "expected": pl.String,
-                                    "observed": pl.String})
     firsts = (
-        ingested.events.join(ingested.unauditable, on=ROUND_KEY, how="semi")
+        rows_with_keys(ingested.events, ingested.unauditable, ROUND_KEY)
         .group_by(ROUND_KEY)
         .agg(pl.col("game").first(), pl.col("seq").min())
     )
@@ -161,10 +155,10 @@ def _game_checks(
 
 
 def _places(evidence: dict[str, pl.DataFrame], events: pl.DataFrame) -> pl.DataFrame:
-    wanted = [e.select("table_id", "seq") for e in evidence.values()]
-    keys = pl.concat(wanted).drop_nulls().unique() if wanted else None
-    where = events.select("table_id", "seq", "file_id", "line")
-    return where.clear() if keys is None else where.join(keys, on=["table_id", "seq"], how="semi")
+    """Where each row the evidence names is (its findings are located at the end)."""
+    named = [e.select("table_id", "seq") for e in evidence.values()]
+    wanted = pl.concat(named) if named else events.select("table_id", "seq").clear()
+    return fnd.places(events, wanted)
 
 
 def _finding_shoes(located: pl.DataFrame, part: Ingested,

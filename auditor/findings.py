@@ -7,7 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .ingest.load import InputFile
+from .ingest.load import rows_with_keys
+from .ingest.partition import InputFile
 from .rules.registry import CHECK_COLUMNS, REGISTRY, Rule
 
 FINDING_SCHEMA: dict[str, pl.DataType] = {
@@ -60,16 +61,20 @@ def from_check(rule: Rule, raw: pl.DataFrame, game: str) -> pl.DataFrame:
     return as_check_rows(tagged)
 
 
+def places(events: pl.DataFrame, wanted: pl.DataFrame) -> pl.DataFrame:
+    """(table_id, seq, file_id, line) of the rows of `events` that `wanted` names by
+    table_id and seq."""
+    keys = wanted.drop_nulls().unique()
+    where = events.select("table_id", "seq", "file_id", "line")
+    return rows_with_keys(where, keys, ["table_id", "seq"])
+
+
 def located(checks: pl.DataFrame, events: pl.DataFrame, files: list[InputFile]) -> pl.DataFrame:
     """Findings from check rows, each at the file and line of the row its `seq` names.
 
     One join for all rules: the event frame is large, the findings are few.
     """
-    wanted = checks.select("table_id", "seq").drop_nulls().unique()
-    where = events.select("table_id", "seq", "file_id", "line")
-    where = where.clear() if wanted.is_empty() else where.join(
-        wanted, on=["table_id", "seq"], how="semi"
-    )
+    where = places(events, checks.select("table_id", "seq"))
     frame = checks.join(where, on=["table_id", "seq"], how="left", maintain_order="left")
     return _finish(
         frame.with_columns(

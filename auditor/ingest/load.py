@@ -18,7 +18,7 @@ from .partition import InputFile, Log, open_log
 from .problems import PROBLEM_SCHEMA, problems_frame
 from .sources import Source
 
-__all__ = ["InputFile", "Ingested", "ingest", "ingest_part", "open_log"]
+__all__ = ["Ingested", "ingest", "ingest_part", "rows_with_keys"]
 
 ROUND_KEY = list(sequence.ROUND_KEY)
 KEY_COLUMNS = ["table_id", "shoe_id", "round", "seq", "event"]
@@ -26,21 +26,28 @@ KEY_COLUMNS = ["table_id", "shoe_id", "round", "seq", "event"]
 
 @dataclass
 class Ingested:
+    """One part of the log (or all of it), read and checked."""
+
     files: list[InputFile]
     events: pl.DataFrame  # every row whose place parsed, typed, sorted by table and seq, with rid
     unplaced: pl.DataFrame  # rows without a table, shoe, round, seq or event (each reported)
     problems: pl.DataFrame  # one per bad field of a row, located (table/shoe/round/seq)
     unauditable: pl.DataFrame  # (table_id, shoe_id, round) of rounds that lost a row
     audited: pl.DataFrame  # the rows of auditable rounds, sorted by table and seq
-    orphans: pl.DataFrame  # rows whose round is not known, where they are (see below)
+    orphans: pl.DataFrame  # rows whose round is not known, where they are (ingest_part)
 
     @property
     def rows_read(self) -> int:
+        """Records of every file (a part's files are the log's)."""
         return sum(f.rows for f in self.files)
 
-    @property
-    def rows_parsed(self) -> int:
-        return self.events.height + self.unplaced.height
+
+def rows_with_keys(events: pl.DataFrame, keys: pl.DataFrame, on: list[str]) -> pl.DataFrame:
+    """The rows of `events` whose `on` columns are a row of `keys`. Usually there are
+    no keys (no lost round, no finding): then no pass over the events at all."""
+    if keys.is_empty():
+        return events.clear()
+    return events.join(keys.select(on), on=on, how="semi")
 
 
 IN_COLUMN_MISSING = "IN003"

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from . import vocabulary as v
-from .load import IN_COLUMN_MISSING, ROUND_KEY, Ingested
+from .load import IN_COLUMN_MISSING, ROUND_KEY, Ingested, rows_with_keys
 from .partition import InputFile
 
 TABLE_STATS = {
@@ -67,17 +67,10 @@ def part_totals(part: Ingested, finding_shoes: pl.DataFrame) -> PartTotals:
         unplaced=part.unplaced,
         problems=part.problems,
         unauditable=part.unauditable,
-        kept=_rows_of(part.events, finding_shoes, ["table_id", "shoe_id"]),
-        rows_withheld=_rows_of(part.events, part.unauditable, ROUND_KEY).height,
+        kept=rows_with_keys(part.events, finding_shoes, ["table_id", "shoe_id"]),
+        rows_withheld=rows_with_keys(part.events, part.unauditable, ROUND_KEY).height,
         rids=int(part.events["rid"].max() or 0) + 1,
     )
-
-
-def _rows_of(events: pl.DataFrame, keys: pl.DataFrame, on: list[str]) -> pl.DataFrame:
-    """The events of `keys` (usually none: then no pass over the events)."""
-    if keys.is_empty():
-        return events.clear()
-    return events.join(keys.select(on), on=on, how="semi")
 
 
 @dataclass
