@@ -149,6 +149,8 @@ def ingest_part(
     audited = ordered
     if unauditable.height:
         audited = ordered.join(unauditable, on=ROUND_KEY, how="anti", maintain_order="left")
+        if ordered["rid"].flags["SORTED_ASC"]:  # rows kept in order: still sorted
+            audited = audited.with_columns(pl.col("rid").set_sorted())
     return Ingested(log.files, ordered, unplaced, located, unauditable, audited, orphans)
 
 
@@ -179,24 +181,34 @@ def _table_seq_order(events: pl.DataFrame) -> pl.Series | None:
     return keys.select(pl.arg_sort_by("code", "seq", maintain_order=True)).to_series()
 
 
+# Columns moved together by the sort: a frame's gather runs its columns in parallel
+# (about twice as fast as one column at a time on two cores), while a few at a time
+# keep the memory of the sort about that of the log, not twice it.
+_SORT_BATCH = 4
+
+
 def _sorted_releasing(holder: list[pl.DataFrame]) -> pl.DataFrame:
-    """The frame in `holder` (taken out of it) stably sorted by table and seq, built
-    column by column while the unsorted columns are dropped, so that the log is held
-    about once, not twice."""
+    """The frame in `holder` (taken out of it) stably sorted by table and seq, built a
+    few columns at a time while the unsorted columns are dropped, so that the log is
+    held about once, not twice."""
     events = holder.pop()
     order = _table_seq_order(events)
     if order is None:
         return events.rechunk()
-    columns = []
-    for name in events.columns:
+    names, moved, empty = events.columns, [], []
+    for name in names:
         column = events.get_column(name)
         if column.null_count() == len(column):  # nothing to move (a column of another game)
-            columns.append(pl.repeat(None, len(column), dtype=column.dtype, eager=True)
-                           .alias(name))
-        else:
-            columns.append(column.rechunk().gather(order))  # one chunk: a gather is direct
-        events = events.drop(name)
-    return pl.DataFrame(columns)
+            empty.append(pl.repeat(None, len(column), dtype=column.dtype, eager=True)
+                         .alias(name))
+            events = events.drop(name)
+    while events.width:
+        batch = events.columns[:_SORT_BATCH]
+        moved.append(events.select(batch).rechunk()[order])  # one chunk: a gather is direct
+        events = events.drop(batch)
+    if empty:
+        moved.append(pl.DataFrame(empty))
+    return pl.concat(moved, how="horizontal").select(names)
 
 
 def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:

@@ -50,7 +50,10 @@ def with_round_ids(ordered: pl.DataFrame) -> pl.DataFrame:
     changed = pl.lit(False)
     for column in ROUND_KEY:
         changed = changed | (pl.col(column) != pl.col(column).shift(1)).fill_null(True)
-    ordered = ordered.with_columns(changed.cum_sum().cast(pl.Int64).alias("rid"))
+    # numbered in order, so marked sorted: group-bys by rid (most of the rules') then
+    # read runs of rows instead of hashing, several times faster
+    rid = changed.cum_sum().cast(pl.Int64).set_sorted()
+    ordered = ordered.with_columns(rid.alias("rid"))
     runs = ordered.group_by("rid", maintain_order=True).agg(pl.col(ROUND_KEY).first())
     if runs.select(pl.struct(ROUND_KEY).is_duplicated().any()).item():
         canonical = runs.with_columns(pl.col("rid").min().over(ROUND_KEY).alias("canonical"))
