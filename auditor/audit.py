@@ -71,15 +71,21 @@ def _parts(log: Log) -> list[list[str] | None]:
     return parts
 
 
-# Parts are audited in a worker process, one part at a time: polars already keeps
+# Parts are audited in one worker process, one part at a time: polars already keeps
 # the cores busy within a part (two parts at once on two cores gained about 10%, for
 # a third more memory, too close to the 4 GB a million rounds may take).
-WORKERS = 1
 
 # The worker's allocator (polars' jemalloc) keeps freed memory for 5 s before giving
 # it back, not the 0.5 s polars sets: the next step of a part reuses it instead of
 # faulting fresh pages in (about 15% faster, for about a quarter more memory).
 WORKER_ENVIRONMENT = {"_RJEM_MALLOC_CONF": "dirty_decay_ms:5000,muzzy_decay_ms:5000"}
+
+# A log whose files likely hold more than PART_ROWS rows has its worker started
+# before the log is looked over, so that the worker's start (a new interpreter
+# importing polars) overlaps that look rather than following it. Bytes per row, about
+# (of the simulated logs); a gzip file holds about six times more rows per byte.
+_BYTES_PER_ROW = {"parquet": 6, "csv": 80, "jsonl": 200}
+_GZIP_RATIO = 6
 
 
 def _context_of_findings(game: str, kept: pl.DataFrame, house: HouseRules, rs: Rulesets,
@@ -91,16 +97,47 @@ def _context_of_findings(game: str, kept: pl.DataFrame, house: HouseRules, rs: R
     return GameContext(game, events, house, rs.params(game, on=on), on, tables)
 
 
-_SETTING: Setting | None = None  # a worker's setting, sent once when it starts
+_SETTING: Setting | None = None  # the worker's setting, sent once before its parts
 
 
-def _start_worker(setting: Setting) -> None:
+def _take_setting(setting: Setting) -> None:
     global _SETTING
     _SETTING = setting
 
 
 def _worker_part(job: tuple[list[str], bool, int, pl.DataFrame | None]) -> PartResult:
     return audit_part(_SETTING, *job)
+
+
+class _Worker:
+    """The worker process, started when asked (or at the first part) and stopped on
+    leaving. One process: the setting is sent once and its parts follow in order."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+
+    def start(self) -> None:
+        if self._pool is None:
+            spawn = multiprocessing.get_context("spawn")  # polars' threads do not survive a fork
+            with _worker_environment():
+                self._pool = ProcessPoolExecutor(1, mp_context=spawn)
+                self._pool.submit(int)  # the process starts now (the pool starts it lazily)
+
+    def parts(self, setting: Setting, jobs: list,
+              task: Callable[..., PartResult] = _worker_part) -> Iterator[PartResult]:
+        self.start()
+        self._pool.submit(_take_setting, setting)
+        try:
+            yield from self._pool.map(task, jobs)
+        except BrokenProcessPool:
+            raise AuditError(
+                "a worker process stopped before finishing its part of the log (the "
+                "machine may have run out of memory); no findings were written"
+            ) from None
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
 
 
 @contextmanager
@@ -131,7 +168,7 @@ def _row_offsets(log: Log, parts: list[list[str]]) -> list[int]:
     return offsets
 
 
-def _audit_parts(setting: Setting, parts: list[list[str] | None],
+def _audit_parts(setting: Setting, parts: list[list[str] | None], worker: _Worker,
                  progress: Progress) -> Iterator[PartResult]:
     steps = sum(len(r) for r in game_rules().values())
     if len(parts) == 1:
@@ -152,20 +189,19 @@ def _audit_parts(setting: Setting, parts: list[list[str] | None],
         first = audit_part(setting, *jobs[0])
         yield first
         jobs = [(tables, False, offset, first.orphans) for tables, _, offset, _ in jobs[1:]]
-    spawn = multiprocessing.get_context("spawn")  # polars' threads do not survive a fork
-    with _worker_environment(), ProcessPoolExecutor(
-        WORKERS, mp_context=spawn, initializer=_start_worker, initargs=(setting,)
-    ) as pool:
-        try:
-            for done, result in enumerate(pool.map(_worker_part, jobs),
-                                          start=len(parts) - len(jobs) + 1):
-                yield result
-                progress(f"audited part {done} of {len(parts)}", done, len(parts))
-        except BrokenProcessPool:
-            raise AuditError(
-                "a worker process stopped before finishing its part of the log (the "
-                "machine may have run out of memory); no findings were written"
-            ) from None
+    for done, result in enumerate(worker.parts(setting, jobs), start=len(parts) - len(jobs) + 1):
+        yield result
+        progress(f"audited part {done} of {len(parts)}", done, len(parts))
+
+
+def _likely_rows(sources: list[Source]) -> int:
+    rows = 0
+    for source in sources:
+        if source.path.is_file():
+            per_row = _BYTES_PER_ROW.get(source.encoding, 80)
+            per_row /= _GZIP_RATIO if source.gzip else 1
+            rows += int(source.path.stat().st_size / per_row)
+    return rows
 
 
 def run(
@@ -174,6 +210,17 @@ def run(
 ) -> AuditResult:
     """Audit the logs. A log of several parts is audited in a worker process started
     with spawn: a script calling this must do so under `if __name__ == "__main__":`."""
+    worker = _Worker()
+    try:
+        if _likely_rows(sources) > PART_ROWS:
+            worker.start()
+        return _run(sources, house, rs, worker, progress)
+    finally:
+        worker.stop()
+
+
+def _run(sources: list[Source], house: HouseRules, rs: Rulesets, worker: _Worker,
+         progress: Progress) -> AuditResult:
     log = open_log(sources)
     on = log.first_day or date.today()
     setting = Setting(log, house, rs, on)
@@ -186,7 +233,7 @@ def run(
     found: list[pl.DataFrame] = []
     evidence: dict[str, list[pl.DataFrame]] = {}
     places: list[pl.DataFrame] = []
-    for result in _audit_parts(setting, parts, progress):
+    for result in _audit_parts(setting, parts, worker, progress):
         found.append(result.found)
         totals.add(result.totals)
         contexts.update(result.contexts)
