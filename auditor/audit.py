@@ -76,9 +76,14 @@ def _parts(log: Log) -> list[list[str] | None]:
 # a third more memory, too close to the 4 GB a million rounds may take).
 
 # The worker's allocator (polars' jemalloc) keeps freed memory for 5 s before giving
-# it back, not the 0.5 s polars sets: the next step of a part reuses it instead of
-# faulting fresh pages in (about 15% faster, for about a quarter more memory).
-WORKER_ENVIRONMENT = {"_RJEM_MALLOC_CONF": "dirty_decay_ms:5000,muzzy_decay_ms:5000"}
+# it back, not the 0.5 s polars sets, and large blocks too (by default they have an
+# arena of their own that gives them back at once), all in one arena: the next step
+# of a part reuses memory instead of faulting fresh pages in. Measured on a million
+# rounds: the 5 s about 15% faster than polars' setting; large blocks kept and one
+# arena about 10-15% faster again, with a quarter less peak memory.
+WORKER_ENVIRONMENT = {
+    "_RJEM_MALLOC_CONF": "oversize_threshold:0,narenas:1,dirty_decay_ms:5000,muzzy_decay_ms:5000"
+}
 
 # A log whose files likely hold more than PART_ROWS rows has its worker started
 # before the log is looked over, so that the worker's start (a new interpreter
