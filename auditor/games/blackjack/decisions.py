@@ -160,13 +160,25 @@ def _held_before(acts: pl.DataFrame, ctx: GameContext) -> pl.DataFrame:
     )
 
 
+def _by_hand_id(frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` sorted by its hand id and marked so, where the ids are integers (never
+    null): joined on a sorted key on both sides, the rows are merged, not hashed."""
+    hid = frame["hid"]
+    if hid.dtype != pl.Int64 or hid.null_count():
+        return frame
+    if not hid.is_sorted():
+        frame = frame.sort("hid", maintain_order=True)
+    return frame.with_columns(pl.col("hid").set_sorted())
+
+
 def _held_at_actions(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
     """Per action of `acts` (numbered `aid`): how many cards its hand held just before
     it, their total, and whether they were a pair (of aces). Every action is joined to
-    every card of its hand by one integer hand id, cheaper to match than three keys."""
+    every card of its hand by one integer hand id, cheaper to match than three keys
+    (holdings come sorted by it)."""
     hand_id = replay.hand_id(ctx)
-    acts = acts.select("aid", hand_id, pl.col("seq").alias("at"))
-    held = holdings(ctx).select(hand_id, "value", "since", "until")
+    acts = _by_hand_id(acts.select("aid", hand_id, pl.col("seq").alias("at")))
+    held = _by_hand_id(holdings(ctx).select(hand_id, "value", "since", "until"))
     value = pl.col("value")
     counts = (
         acts.join(held, on="hid")
@@ -174,7 +186,9 @@ def _held_at_actions(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
             (pl.col("since") < pl.col("at"))
             & (pl.col("until").is_null() | (pl.col("until") >= pl.col("at")))
         )
-        .group_by("aid")
+        # merged in hand order, the actions' numbers may come marked sorted; grouped as
+        # sorted runs, groups of a few rows with min and max cost more than hashed
+        .group_by((pl.col("aid") + pl.lit(0, pl.UInt32)).alias("aid"))
         .agg(
             pl.len().cast(pl.Int64).alias("n_cards"),
             value.cast(pl.Int32).sum().alias("hard"),
@@ -213,44 +227,56 @@ def held_cards(ctx: GameContext, rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def build_decisions(ctx: GameContext) -> pl.DataFrame:
-    # numbered, so that the cards held are counted and joined back by one integer
-    acts = _actions(ctx).with_row_index("aid")
-    acts = acts.join(_held_at_actions(ctx, acts), on="aid", how="left").drop("aid")
+def _running_numbers(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
+    """The counted columns of `decisions` for `acts` (numbered `aid`), in the order the
+    frame is sorted into. Only the keys and the action are carried through the sorts:
+    the place columns (strings) are gathered once, at the end."""
+    narrow = acts.select("aid", *HAND, "seq", "action")
+    narrow = narrow.join(_held_at_actions(ctx, narrow), on="aid", how="left",
+                         maintain_order="left")
     action = pl.col("action")
-    acts = acts.with_columns(
+    narrow = narrow.with_columns(
         pl.col("n_cards").fill_null(0),
         pl.col("total").fill_null(0),
         pl.col("soft", "pair", "aces_pair").fill_null(False),
     )
     split, double = action == "split", action == "double"
     box, aces_split = ["rid", "seat"], split & pl.col("aces_pair")
-    by_hand = replay.order(ctx, acts, "rid", "seat", "hand", "seq")
-    acts = acts.sort(by_hand, maintain_order=True).with_columns(
+    by_hand = replay.order(ctx, narrow, "rid", "seat", "hand", "seq")
+    narrow = narrow.sort(by_hand, maintain_order=True).with_columns(
         runs.sum_before(double.cast(pl.Int64), HAND).alias("doubled_before"),
         runs.position(HAND).alias("decision_no"),
     )
-    by_box = replay.order(ctx, acts, "rid", "seat", "seq")
-    acts = acts.sort(by_box, maintain_order=True).with_columns(
+    by_box = replay.order(ctx, narrow, "rid", "seat", "seq")
+    narrow = narrow.sort(by_box, maintain_order=True).with_columns(
         runs.sum_before(split.cast(pl.Int64), box).alias("splits_before"),
         runs.sum_before(aces_split.cast(pl.Int64), box).alias("aces_splits_before"),
     )
-    aces = _ace_hands_from(acts, splits(ctx))
+    aces = _ace_hands_from(narrow, splits(ctx))
     natural = (
         (pl.col("hand") == 1)
         & (pl.col("n_cards") == 2)
         & (pl.col("total") == engine.TWENTY_ONE)
         & (pl.col("splits_before") == 0)
     )
-    acts = (
-        acts.join(aces, on=HAND, how="left")
+    narrow = (
+        narrow.join(aces, on=HAND, how="left", maintain_order="left")
         .with_columns(
             natural.alias("natural"),
             (pl.col("seq") > pl.col("aces_seq")).fill_null(False).alias("split_ace"),
         )
         .drop("aces_seq")
     )
-    return acts.sort(replay.order(ctx, acts, "rid", "seq"), maintain_order=True)
+    return narrow.sort(replay.order(ctx, narrow, "rid", "seq"), maintain_order=True)
+
+
+def build_decisions(ctx: GameContext) -> pl.DataFrame:
+    # numbered, so that the cards held are counted and joined back by one integer
+    acts = _actions(ctx).with_row_index("aid")
+    counted = _running_numbers(ctx, acts)
+    if not counted["aid"].is_sorted():  # the actions were not in round and seq order
+        acts = acts[counted["aid"]]
+    return acts.drop("aid").hstack(counted.drop("aid", *HAND, "seq", "action"))
 
 
 def decisions(ctx: GameContext) -> pl.DataFrame:

@@ -158,9 +158,10 @@ def _hands(ctx: GameContext) -> pl.DataFrame:
     """Each hand at the end of play (`replay.hand_facts`: a split pair's second card on
     the hand the split made) and when play went on after its surrender."""
     n_cards = pl.col("n_cards")
+    facts = replay.hand_facts(ctx).with_columns(replay.hand_id(ctx))
     # (a)(2)(iii): a two-card 21 on hand 1 of a box with no other hand that holds cards
-    split_box = pl.when(n_cards > 0).then(pl.col("hand")).max().over("rid", "seat") > 1
-    hands = replay.hand_facts(ctx).select(
+    split_box = replay.per_box(ctx, facts, pl.when(n_cards > 0).then(pl.col("hand")).max()) > 1
+    hands = facts.select(
         *HAND, "total", n_cards.cast(pl.Int64), "busted", "surrendered", "surrender_seq",
         ((n_cards == 2) & (pl.col("total") == engine.TWENTY_ONE) & ~split_box).alias("natural"),
     )

@@ -129,6 +129,17 @@ def order(
     return [key]
 
 
+def per_box(ctx: GameContext, frame: pl.DataFrame, value: pl.Expr) -> pl.Expr:
+    """`value` (an aggregation) over each box (rid, seat) of `frame`, on every row. Where
+    the frame's hand ids (`hid`) are sorted, each box is a run of rows, numbered by one
+    integer marked sorted: the window reads the runs instead of hashing two keys."""
+    hid = frame["hid"] if "hid" in frame.columns else None
+    if hid is None or hid.dtype != pl.Int64 or hid.null_count() or not hid.is_sorted():
+        return value.over("rid", "seat")
+    box = (pl.col("hid") // _key_ranges(ctx)["hand_size"]).set_sorted()
+    return value.over(box)
+
+
 def group_by_hand(
     ctx: GameContext, frame: pl.DataFrame, keys: list[str], *aggs: pl.Expr
 ) -> pl.DataFrame:
@@ -140,7 +151,9 @@ def group_by_hand(
     identified = pl.col("hid").is_not_null()
     by_id = rows.filter(identified)
     if not keys and by_id.schema["hid"] == pl.Int64:
-        by_id = by_id.sort("hid", maintain_order=True).with_columns(pl.col("hid").set_sorted())
+        if not by_id["hid"].is_sorted():
+            by_id = by_id.sort("hid", maintain_order=True)
+        by_id = by_id.with_columns(pl.col("hid").set_sorted())
     by_id = by_id.group_by("hid", *keys).agg(pl.col(HAND).first(), *aggs)
     rest = rows.filter(~identified)
     groups = [by_id.select(*HAND, *keys, pl.exclude(*HAND, *keys, "hid"))]
@@ -245,7 +258,7 @@ def build_hand_facts(ctx: GameContext) -> pl.DataFrame:
         pl.col("n_cards").fill_null(0),
         engine.total_from(hard, has_ace).alias("total"),
         engine.soft_from(hard, has_ace).alias("soft"),
-        pl.col("hand").max().over("rid", "seat").alias("box_hands"),
+        per_box(ctx, hands, pl.col("hand").max()).alias("box_hands"),
         pl.col("surrender_seq").is_not_null().alias("surrendered"),
         "surrender_seq",
         pl.col("doubled").fill_null(False),
