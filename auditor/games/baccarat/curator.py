@@ -77,16 +77,20 @@ def _occupied(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
     """Positions with a wager in each round of `keys` (the rounds offers precede): the
     seats the shoe may be offered to."""
     rounds = keys.join(replay.spans(ctx).select("rid", *KEY), on=KEY)
-    # each round's positions sorted and once each before they are gathered into lists
+    # each round's positions sorted and once each before they are gathered into lists:
+    # the round and position as one integer, to sort and compare one column
+    n = len(ctx.house.baccarat["seats"])
+    place = pl.col("rid") * n + _position(ctx, pl.col("seat"))
     occupied = (
         settlement.wager_rows(ctx)
-        .join(rounds.select("rid"), on="rid", how="semi")
-        .select("rid", _position(ctx, pl.col("seat")).alias("occupied"))
+        .filter(pl.col("rid").is_in(rounds.get_column("rid").implode()))
+        .select(place.alias("place"))
         .drop_nulls()
-        .sort("rid", "occupied")
-        .filter(_starts("rid", "occupied"))
-        .group_by("rid")
-        .agg("occupied")
+        .sort("place")
+        .filter(_starts("place"))
+        # sorted places give sorted rounds: the group-by reads runs
+        .group_by((pl.col("place") // n).set_sorted().alias("rid"))
+        .agg((pl.col("place") % n).alias("occupied"))
     )
     return rounds.join(occupied, on="rid").drop("rid")
 
@@ -241,9 +245,9 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
         .agg(pl.col("acceptor").last())  # the sequences are in shoe order
         .with_columns(pl.lit(True).alias("has_offers"))
     )
+    # the columns first, then the rows: the rounds' lists are not copied
     rounds = (
         replay.rounds(ctx)
-        .join(big, on="table_id", how="semi")
         .select(
             *KEY,
             "start_seq",
@@ -255,6 +259,7 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
             "void",
             "dealt",
         )
+        .join(big, on="table_id", how="semi")
     )
     state = pl.when(pl.col("has_offers")).then(
         pl.struct(

@@ -61,10 +61,6 @@ def rows_of(ctx: GameContext, events: Sequence[str], *columns: str) -> pl.DataFr
     )
 
 
-def _first_seq(event: str) -> pl.Expr:
-    return pl.col("seq").filter(pl.col("event") == event).min().alias(f"{event}_seq")
-
-
 # the events whose place (or, for the result, values) a round records
 MARKS = ("round_start", "no_more_bets", "round_end", "result", "void", "cover_card")
 
@@ -96,70 +92,113 @@ def spans(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("baccarat.spans", _spans)
 
 
-def _round_events(ctx: GameContext) -> pl.LazyFrame:
+def _firsts(rows: pl.DataFrame, event: str, **columns: str) -> pl.DataFrame:
+    """Per round with an `event` row: `columns` (new name: column) of its first one.
+
+    A round belongs to one table and the rows are in seq order within a table, so a
+    round's first row of a kind has its lowest seq. A group-by per kind over that
+    kind's rows reads `first` off each run, where filtering inside one group-by of
+    every kind would filter each group once per column.
+    """
+    return (
+        rows.filter(pl.col("event") == event)
+        .group_by("rid", maintain_order=True)
+        .agg(pl.col(column).first().alias(name) for name, column in columns.items())
+    )
+
+
+def _onto(rounds: pl.DataFrame, per_round: pl.DataFrame) -> pl.DataFrame:
+    """`rounds` with the columns of `per_round` (one row per rid of some rounds), null
+    for a round without one. Where `per_round` holds every round in order (a mark every
+    round has), its columns are put alongside as they are: nothing to join."""
+    if per_round.get_column("rid").equals(rounds.get_column("rid")):
+        return pl.concat([rounds, per_round.drop("rid")], how="horizontal")
+    return rounds.join(per_round, on="rid", how="left", maintain_order="left")
+
+
+def _round_events(ctx: GameContext) -> pl.DataFrame:
     """One row per round (by `rid`, in log order): its key and marks."""
-    result = pl.col("event") == "result"
-    played = spans(ctx).lazy().filter(pl.col("round") > 0).select("rid", *KEY)
+    played = spans(ctx).filter(pl.col("round") > 0).select("rid", *KEY)
     marks = (
         _played(ctx)
         .filter(pl.col("event").is_in(MARKS))
-        .group_by("rid")
-        .agg(
-            _first_seq("round_start").alias("start_seq"),
-            _first_seq("no_more_bets"),
-            _first_seq("round_end").alias("end_seq"),
-            _first_seq("result").alias("result_seq"),
-            _first_seq("void"),
-            (pl.col("event") == "void").any().alias("void"),
-            (pl.col("event") == "cover_card").any().alias("cover_card"),
-            pl.col("winner").filter(result).first().alias("declared_winner"),
-            pl.col("player_points").filter(result).first().alias("declared_player_points"),
-            pl.col("banker_points").filter(result).first().alias("declared_banker_points"),
-        )
+        .select("rid", "event", "seq", "winner", "player_points", "banker_points")
+        .collect(engine=ENGINE)
     )
-    return played.join(marks, on="rid", how="left", maintain_order="left").with_columns(
-        pl.col("void", "cover_card").fill_null(False)
+    kinds = [
+        _firsts(marks, "round_start", start_seq="seq"),
+        _firsts(marks, "no_more_bets", no_more_bets_seq="seq"),
+        _firsts(marks, "round_end", end_seq="seq"),
+        _firsts(
+            marks, "result", result_seq="seq", declared_winner="winner",
+            declared_player_points="player_points", declared_banker_points="banker_points",
+        ),
+        _firsts(marks, "void", void_seq="seq"),
+    ]
+    rounds = played
+    for firsts in kinds:
+        rounds = _onto(rounds, firsts)
+    covered = marks.filter(pl.col("event") == "cover_card").get_column("rid")
+    return rounds.select(
+        "rid", *KEY, "start_seq", "no_more_bets_seq", "end_seq", "result_seq", "void_seq",
+        pl.col("void_seq").is_not_null().alias("void"),
+        pl.col("rid").is_in(covered.implode()).alias("cover_card"),
+        "declared_winner", "declared_player_points", "declared_banker_points",
     )
 
 
-def _of_hand(player: bool, field: str) -> pl.Expr:
-    """The `field` of the round's cards dealt to the player's (or the banker's) hand, in
-    dealing order."""
-    card = pl.element().struct
-    to_hand = card.field("player") if player else ~card.field("player")
-    return pl.col("cards").list.eval(card.field(field).filter(to_hand))
+def _lists_per_round(rids: pl.Series, rows: pl.DataFrame, **columns: str) -> pl.DataFrame:
+    """One row per round of `rids` (sorted, unique), in that order: the values of `columns`
+    (new name: column) of its `rows`, in order, as lists; empty lists for a round without
+    rows. Every rid of `rows` is one of `rids`.
+
+    The lists come straight from a group-by in the rounds' order: gathering list columns
+    (as a join onto the rounds would) costs several times more than building them.
+    """
+    lists = [pl.col(column).alias(name) for name, column in columns.items()]
+    grouped = rows.group_by("rid", maintain_order=True).agg(lists)
+    if grouped.get_column("rid").equals(rids):
+        return grouped
+    # some round has no rows (or a round's rows are not in one run): a placeholder row
+    # leads each round's group and is left out of its lists
+    placeholders = rows.select(columns.values()).clear(len(rids)).with_columns(rids)
+    merged = pl.concat([placeholders, rows.select("rid", *columns.values())], how="diagonal")
+    lists = [pl.col(column).slice(1).alias(name) for name, column in columns.items()]
+    return merged.sort("rid", maintain_order=True).group_by("rid", maintain_order=True).agg(lists)
 
 
-def _round_cards(ctx: GameContext) -> pl.LazyFrame:
-    # each round's cards gathered once, as one list, then split by hand: one list to
-    # build per round rather than one per column. A card's target is player or banker
-    # (ingest makes any other a problem): `player` true or false.
+def _round_cards(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
+    """The cards of each round of `rids` (the played rounds, in order), one row each."""
+    # a card's target is player or banker (ingest makes any other a problem): `player`
+    # true or false, null for another
     target = pl.col("target")
     player = pl.when(target == "player").then(True).when(target == "banker").then(False)
-    card = pl.struct(card_values(ctx).alias("value"), "seq", player.alias("player"))
-    cards = pl.col("cards")
-    to_player = pl.element().struct.field("player")
-    initial = pl.when(to_player).then(pl.lit("P")).when(~to_player).then(pl.lit("B"))
-    return (
+    initial = pl.when(pl.col("player")).then(pl.lit("P")).when(~pl.col("player")).then(pl.lit("B"))
+    cards = (
         _played(ctx)
         .filter(pl.col("event") == "card")
-        .group_by("rid")
-        .agg(card.alias("cards"))
-        .select(
-            "rid",
-            cards.list.eval(initial).list.join("", ignore_nulls=True).alias("order"),
-            _of_hand(True, "value").alias("p_values"),
-            _of_hand(False, "value").alias("b_values"),
-            _of_hand(True, "seq").alias("p_seqs"),
-            _of_hand(False, "seq").alias("b_seqs"),
-            cards.list.eval(pl.element().struct.field("seq")).alias("seqs"),
-            cards.list.len().alias("n_cards"),
-        )
+        .select("rid", "seq", card_values(ctx).alias("value"), player.alias("player"))
+        .with_columns(initial.alias("initial"))
+        .collect(engine=ENGINE)
+    )
+    to_player = pl.col("player")
+    every = _lists_per_round(rids, cards, initials="initial", seqs="seq")
+    p_hand = _lists_per_round(rids, cards.filter(to_player), p_values="value", p_seqs="seq")
+    b_hand = _lists_per_round(rids, cards.filter(~to_player), b_values="value", b_seqs="seq")
+    return pl.concat([every, p_hand.drop("rid"), b_hand.drop("rid")], how="horizontal").select(
+        "rid",
+        pl.col("initials").list.join("", ignore_nulls=True).alias("order"),
+        "p_values",
+        "b_values",
+        "p_seqs",
+        "b_seqs",
+        "seqs",
+        pl.col("seqs").list.len().alias("n_cards"),
     )
 
 
 def _total(values: str) -> pl.Expr:
-    return pl.col(values).list.eval(pl.element().cast(pl.Int32)).list.sum()
+    return pl.col(values).cast(pl.List(pl.Int32)).list.sum()
 
 
 def _replayed(frame: pl.LazyFrame, ctx: GameContext) -> pl.LazyFrame:
@@ -194,18 +233,9 @@ def _replayed(frame: pl.LazyFrame, ctx: GameContext) -> pl.LazyFrame:
 
 
 def build_rounds(ctx: GameContext) -> pl.DataFrame:
-    rounds = _round_events(ctx).join(
-        _round_cards(ctx), on="rid", how="left", maintain_order="left"
-    )
-    rounds = rounds.with_columns(
-        pl.col("order").fill_null(""),
-        pl.col("p_values").fill_null([]),
-        pl.col("b_values").fill_null([]),
-        pl.col("p_seqs").fill_null([]),
-        pl.col("b_seqs").fill_null([]),
-        pl.col("seqs").fill_null([]),
-        pl.col("n_cards").fill_null(0),
-    )
+    events = _round_events(ctx)
+    cards = _round_cards(ctx, events.get_column("rid"))
+    rounds = pl.concat([events, cards.drop("rid")], how="horizontal").lazy()
     rounds = _replayed(rounds, ctx)
     # a hand with fewer than two cards has no point count to judge
     dealt = (pl.col("n_player") >= 2) & (pl.col("n_banker") >= 2)

@@ -127,28 +127,39 @@ def _win_or_lose(won: pl.Expr) -> pl.Expr:
     return pl.when(won).then(_kind("pay")).otherwise(_kind("collect"))
 
 
+def _bet_is(*names: str) -> pl.Expr:
+    """Whether the wager's bet (its `bet_code`, see `bet_code`) is one of `names`."""
+    codes = [BET_CODES[name] for name in names]
+    code = pl.col("bet_code")
+    return code == codes[0] if len(codes) == 1 else code.is_in(codes)
+
+
 def _expected(params: Mapping[str, Any]) -> list[pl.Expr]:
-    """Expected kind and odds per (b)(1), (d), given the round's dragon bonus odds."""
-    bet, winner = pl.col("bet"), pl.col("winner")
+    """Expected kind and odds per (b)(1), (d), given the round's dragon bonus odds.
+
+    Bets are compared by their codes (`bet_code`, and the round's `winner_code`): the
+    bet column is categorical, and comparing it with a string converts every row.
+    """
+    winner = pl.col("winner")
     tie, ez = winner == "tie", pl.col("ez")
     dragon = (
-        pl.when(bet == "dragon_player")
+        pl.when(_bet_is("dragon_player"))
         .then(pl.col("dragon_player_odds"))
         .otherwise(pl.col("dragon_banker_odds"))
     )
-    pushed = tie | ((bet == "banker") & ez & pl.col("dragon7"))
+    pushed = tie | (_bet_is("banker") & ez & pl.col("dragon7"))
     kind = (
         pl.when(~pl.col("judged"))
         .then(pl.lit(None, KINDS))
         # (b)(1)(i)(c), (ii)(c): banker and player wagers are returned on a tie, and
         # (b)(1)(i)(a), (c): at EZ baccarat a banker wager is returned on a dragon 7
-        .when(bet.is_in(["banker", "player"]) & pushed)
+        .when(_bet_is("banker", "player") & pushed)
         .then(_kind("push"))
-        .when(bet.is_in(["banker", "player"]))
-        .then(_win_or_lose(winner == bet))
-        .when(bet == "tie")  # (b)(1)(iii)
+        .when(_bet_is("banker", "player"))
+        .then(_win_or_lose(pl.col("winner_code") == pl.col("bet_code")))
+        .when(_bet_is("tie"))  # (b)(1)(iii)
         .then(_win_or_lose(tie))
-        .when(bet.is_in(DRAGON_BETS))  # (b)(1)(iv)
+        .when(_bet_is(*DRAGON_BETS))  # (b)(1)(iv)
         .then(
             pl.when(dragon > 0)
             .then(_kind("pay"))
@@ -157,23 +168,23 @@ def _expected(params: Mapping[str, Any]) -> list[pl.Expr]:
             .when(dragon == tableau.DRAGON_LOSS)
             .then(_kind("collect"))
         )
-        .when((bet == "dragon7") & ez)  # (b)(1)(v)
+        .when(_bet_is("dragon7") & ez)  # (b)(1)(v)
         .then(_win_or_lose(pl.col("dragon7")))
-        .when((bet == "panda8") & ez)  # (b)(1)(vi)
+        .when(_bet_is("panda8") & ez)  # (b)(1)(vi)
         .then(_win_or_lose(pl.col("panda8")))
     )
     odds = (
-        pl.when(bet == "player")
+        pl.when(_bet_is("player"))
         .then(pl.lit(int(params["player_pays"])))
-        .when(bet == "banker")
+        .when(_bet_is("banker"))
         .then(pl.lit(int(params["banker_pays"])))
-        .when(bet == "tie")
+        .when(_bet_is("tie"))
         .then(pl.col("tie_pays").cast(pl.Int64))
-        .when(bet.is_in(DRAGON_BETS))
+        .when(_bet_is(*DRAGON_BETS))
         .then(dragon.cast(pl.Int64))
-        .when(bet == "dragon7")
+        .when(_bet_is("dragon7"))
         .then(pl.col("dragon7_pays").cast(pl.Int64))
-        .when(bet == "panda8")
+        .when(_bet_is("panda8"))
         .then(pl.lit(int(params["panda8_pays"])))
     )
     return [kind.cast(pl.String).alias("expected_kind"), odds.alias("odds")]
@@ -199,10 +210,24 @@ SEAT_SPAN = 2**16
 BET_CODES = {bet: code for code, bet in enumerate(vocabulary.BETS)}
 
 
-def wager_id(bet: pl.Expr | None = None) -> pl.Expr:
-    """`wid`: the rid, seat and `bet` (by default the row's) of a row as one integer."""
-    bet = pl.col("bet") if bet is None else bet
-    code = bet.replace_strict(BET_CODES, return_dtype=pl.Int64)
+def bet_code(dtype: pl.DataType) -> pl.Expr:
+    """The code (`BET_CODES`) of the row's `bet`, a column of `dtype`.
+
+    A categorical bet is looked up by its category's id in a table of the bets' ids:
+    matching the strings of every row costs several times more. Ingest admits only
+    the vocabulary's bets.
+    """
+    bet = pl.col("bet")
+    if not isinstance(dtype, pl.Categorical):
+        return bet.replace_strict(BET_CODES, return_dtype=pl.Int64)
+    ids = pl.Series(list(BET_CODES), dtype=pl.String).cast(dtype).to_physical()
+    table = pl.Series([None] * (ids.max() + 1), dtype=pl.Int64)
+    table = table.scatter(ids, list(BET_CODES.values()))
+    return pl.lit(table).gather(bet.to_physical())
+
+
+def wager_id(code: pl.Expr) -> pl.Expr:
+    """`wid`: the rid, seat and bet (its `code`, see `bet_code`) of a row as one integer."""
     return ((pl.col("rid") * SEAT_SPAN + pl.col("seat")) * len(BET_CODES) + code).alias("wid")
 
 
@@ -258,10 +283,15 @@ def _build_by_wager(ctx: GameContext) -> pl.DataFrame:
     settlements are read off the run boundaries in a few passes instead. A vig is matched
     to the seat's banker wager.
     """
-    bet = pl.when(pl.col("event") == "vig").then(pl.lit("banker")).otherwise(pl.col("bet"))
-    rows = money_rows(ctx).select(
+    money = money_rows(ctx)
+    code = (
+        pl.when(pl.col("event") == "vig")
+        .then(pl.lit(BET_CODES["banker"], pl.Int64))
+        .otherwise(bet_code(money.schema["bet"]))
+    )
+    rows = money.select(
         pl.int_range(pl.len()).alias("_i"), "rid", "seq", "event", "seat", "bet",
-        "amount_cents", wager_id(bet), _class().alias("class"),
+        "amount_cents", wager_id(code), _class().alias("class"),
     )
     # rows without a wager id (a vig_settle) sort first and match nothing
     rows = rows.sort(pl.col("wid").fill_null(-1) * 4 + pl.col("class"), maintain_order=True)
@@ -284,6 +314,14 @@ def _by_wager(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("baccarat.money_by_wager", _build_by_wager)
 
 
+def _marked_sorted(frame: pl.DataFrame, column: str) -> pl.DataFrame:
+    """`frame` with `column` flagged sorted where it is: a join on a sorted key on both
+    sides merges instead of hashing."""
+    if frame.get_column(column).is_sorted():
+        return frame.with_columns(pl.col(column).set_sorted())
+    return frame
+
+
 def _wager_runs(ctx: GameContext) -> pl.DataFrame:
     """One row per wager (rid, seat, bet with wager rows): its stake, first row and count,
     and its settlement rows' count and first one (the run right after its wager rows)."""
@@ -296,7 +334,8 @@ def _wager_runs(ctx: GameContext) -> pl.DataFrame:
         return pl.when(settled).then(value.shift(-1))
 
     return (
-        by_wager.filter("run_start")
+        by_wager.lazy()
+        .filter("run_start")
         .select(
             "wid", "rid", "seat", "bet", "class",
             (pl.col("sum_before").shift(-1, fill_value=total) - pl.col("sum_before"))
@@ -310,6 +349,7 @@ def _wager_runs(ctx: GameContext) -> pl.DataFrame:
         )
         .filter(pl.col("class") == WAGER)
         .drop("class")
+        .collect(engine=replay.ENGINE)
     )
 
 
@@ -320,8 +360,14 @@ def build_wagers(ctx: GameContext) -> pl.DataFrame:
     dragon = [
         _dragon_odds(side, ctx.params).alias(f"dragon_{side}_odds") for side in ("player", "banker")
     ]
+    winner_code = pl.col("winner").replace_strict(BET_CODES, default=None, return_dtype=pl.Int64)
     rounds = judged_rounds(ctx).select(
-        "rid", *KEY, *ROUND_COLUMNS, "judged", "deal_only", *settings, *dragon
+        "rid", *KEY, *ROUND_COLUMNS, "judged", "deal_only", *settings, *dragon,
+        winner_code.alias("winner_code"),
+    )
+    # a wager row carries its seat and bet (ingest), so its wid, and the code in it, is known
+    placed = _marked_sorted(placed, "rid").with_columns(
+        (pl.col("wid") % len(BET_CODES)).alias("bet_code")
     )
     frame = (
         placed.lazy()
@@ -339,7 +385,7 @@ def build_wagers(ctx: GameContext) -> pl.DataFrame:
             _net("settled_kind", "settled_cents").alias("settled_net"),
         )
     )
-    dropped = ["dragon_player_odds", "dragon_banker_odds"]
+    dropped = ["dragon_player_odds", "dragon_banker_odds", "winner_code", "bet_code"]
     return frame.select(*KEY, pl.exclude(*KEY, *dropped)).collect(engine=replay.ENGINE)
 
 
@@ -388,14 +434,18 @@ def expected_vig(won: pl.Expr, percent: pl.Expr | int, params: Mapping[str, Any]
 
 def build_seat_commission(ctx: GameContext) -> pl.DataFrame:
     paid = pl.col("expected_kind") == "pay"
+    # a seat has one banker wager per round (a wager is its rid, seat and bet), so its
+    # winnings are that wager's: there is nothing to add up
     won = (
         wagers(ctx)
         .lazy()
         .filter(pl.col("judged") & (pl.col("bet") == "banker"))
-        .group_by("rid", "seat")
-        .agg(
-            pl.when(paid).then(pl.col("expected_cents")).otherwise(0).sum().alias("won_cents"),
-            pl.col("settled_seq").min().alias("banker_settled_seq"),
+        .select(
+            "rid",
+            "seat",
+            pl.when(paid).then(pl.col("expected_cents")).otherwise(0).fill_null(0)
+            .alias("won_cents"),
+            pl.col("settled_seq").alias("banker_settled_seq"),
         )
     )
     vigs = (
@@ -406,12 +456,16 @@ def build_seat_commission(ctx: GameContext) -> pl.DataFrame:
         .agg(pl.col("amount_cents").sum().alias("vig_cents"), pl.col("seq").min().alias("vig_seq"))
     )
     settings = [c for c in ctx.tables.columns if c != "table_id"]
-    rounds = judged_rounds(ctx).filter(pl.col("judged")).select("rid", *KEY, "end_seq", *settings)
+    rounds = judged_rounds(ctx).lazy().filter(pl.col("judged")).select(
+        "rid", *KEY, "end_seq", *settings
+    )
+    # the seats are kept and put in order before the rounds' columns are copied to them
     frame = (
         won.join(vigs, on=["rid", "seat"], how="full", coalesce=True)
-        .join(rounds.lazy(), on="rid", how="inner")
         .with_columns(pl.col("won_cents").fill_null(0), pl.col("vig_cents").fill_null(0))
         .filter((pl.col("won_cents") > 0) | (pl.col("vig_cents") > 0))
+        .sort("rid", "seat")
+        .join(rounds, on="rid", how="inner", maintain_order="left")
     )
     rates = [int(p) for p in ctx.params["commission_percents"]]
     return frame.with_columns(
@@ -419,7 +473,7 @@ def build_seat_commission(ctx: GameContext) -> pl.DataFrame:
             "expected_vig_cents"
         ),
         *[expected_vig(pl.col("won_cents"), r, ctx.params).alias(f"vig_at_{r}") for r in rates],
-    ).sort("rid", "seat").collect(engine=replay.ENGINE)
+    ).collect(engine=replay.ENGINE)
 
 
 def seat_commission(ctx: GameContext) -> pl.DataFrame:

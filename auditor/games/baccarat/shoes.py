@@ -62,8 +62,9 @@ def _shoe_events(ctx: GameContext) -> pl.LazyFrame:
 
 
 def build_shoes(ctx: GameContext) -> pl.DataFrame:
+    # the last round is found by its round id: one integer to join on, not three columns
     last_rounds = replay.rounds(ctx).lazy().select(
-        *SHOE_KEY, pl.col("round").alias("last_round"), pl.col("void").alias("last_round_void")
+        pl.col("rid").alias("last_rid"), pl.col("void").alias("last_round_void")
     )
     shoes = (
         replay.spans(ctx)
@@ -73,6 +74,8 @@ def build_shoes(ctx: GameContext) -> pl.DataFrame:
             pl.col("first_seq").min(),
             pl.col("last_seq").max(),
             pl.col("round").max().alias("last_round"),
+            # a round number has one id: the last round's is the one of the highest
+            pl.col("rid").get(pl.col("round").arg_max()).alias("last_rid"),
         )
         .join(_shoe_events(ctx), on=SHOE_KEY, how="left")
         .with_columns(
@@ -87,9 +90,11 @@ def build_shoes(ctx: GameContext) -> pl.DataFrame:
             _burn_value(ctx, pl.col("burn_cards").list.first()).alias("burn_required"),
         )
     )
-    return shoes.join(
-        last_rounds, on=[*SHOE_KEY, "last_round"], how="left", maintain_order="left"
-    ).collect(engine=replay.ENGINE)
+    return (
+        shoes.join(last_rounds, on="last_rid", how="left", maintain_order="left")
+        .drop("last_rid")
+        .collect(engine=replay.ENGINE)
+    )
 
 
 def shoes(ctx: GameContext) -> pl.DataFrame:

@@ -56,15 +56,35 @@ def _out_of_place(key: pl.Expr) -> pl.Expr:
     at once: the rows of later rounds rank above all of this round's.
     """
     ranked = pl.col("rid") * ROUND_SPAN + key
-    lowest_after = ranked.reverse().cum_min().reverse().shift(-1)
+    lowest_after = ranked.cum_min(reverse=True).shift(-1)
     return (ranked > lowest_after).fill_null(False)
+
+
+def _starts_round() -> pl.Expr:
+    """Whether a row is its round's first, over rows sorted by round."""
+    return pl.col("rid").ne_missing(pl.col("rid").shift(1))
+
+
+def _first_out(rows: pl.DataFrame, procedure: str) -> pl.DataFrame:
+    """`bad_<procedure>`: per round with a row out of place, the first such row's seq.
+
+    The rows are sorted by round and seq, so the first is the lowest; few rows are out
+    of place, so grouping them alone is cheap.
+    """
+    return (
+        rows.filter(pl.col(f"out_{procedure}"))
+        .group_by("rid")
+        .agg(pl.col("seq").first().alias(f"bad_{procedure}"))
+    )
 
 
 def build_order(ctx: GameContext) -> pl.DataFrame:
     """One row per judged round with pay/vig rows: for each procedure p, `fits_<p>` and
     `bad_<p>` (the first row not where p puts it), and the pit's configured `procedure`."""
-    rounds = settlement.judged_rounds(ctx).filter(pl.col("judged")).select(
-        "rid", *KEY, "ez", "pit"
+    rounds = (
+        settlement.judged_rounds(ctx).lazy().filter(pl.col("judged"))
+        .select("rid", *KEY, "ez", "pit")
+        .collect(engine=replay.ENGINE)
     )
     rows = (
         replay.rows_of(ctx, ["pay", "vig"], "seq", "event", "seat")
@@ -73,12 +93,16 @@ def build_order(ctx: GameContext) -> pl.DataFrame:
         .sort("rid", "seq")
         .with_columns(_out_of_place(key).alias(f"out_{p}") for p, key in _keys().items())
     )
-    per_round = rows.group_by("rid").agg(
-        *[(~pl.col(f"out_{p}").any()).alias(f"fits_{p}") for p in PROCEDURES],
-        *[pl.col("seq").filter(pl.col(f"out_{p}")).min().alias(f"bad_{p}") for p in PROCEDURES],
+    per_round = rows.filter(_starts_round()).select("rid")
+    for p in PROCEDURES:
+        per_round = per_round.join(_first_out(rows, p), on="rid", how="left", maintain_order="left")
+    per_round = per_round.select(
+        "rid",
+        *[pl.col(f"bad_{p}").is_null().alias(f"fits_{p}") for p in PROCEDURES],
+        *[f"bad_{p}" for p in PROCEDURES],
     )
     configured = ctx.house.collection_procedure
-    return rounds.join(per_round, on="rid", how="inner").with_columns(
+    return rounds.join(per_round, on="rid", how="inner", maintain_order="left").with_columns(
         pl.col("pit")
         .cast(pl.String)
         .replace_strict(configured, default=None, return_dtype=pl.String)
@@ -108,19 +132,31 @@ def _fitting() -> pl.Expr:
 
 def paid_before_collecting(ctx: GameContext) -> pl.DataFrame:
     # (g)(2): "the dealer first shall collect each losing wager"
-    rounds = settlement.judged_rounds(ctx).filter(pl.col("judged")).select("rid")
+    rounds = settlement.judged_rounds(ctx).lazy().filter(pl.col("judged")).select("rid")
     rows = settlement.settlements(ctx)
-    collect = pl.col("event") == "collect"
+    # the rows are in log order, so a round's last collect is its highest seq; only the
+    # round and seq of the rows are read, and the whole rows of the few early ones copied
     per_round = (
-        rows.filter(collect)
+        rows.lazy()
+        .filter(pl.col("event") == "collect")
+        .select("rid", "seq")
         .join(rounds, on="rid", how="semi")
         .group_by("rid")
-        .agg(pl.col("seq").max().alias("last_collect"))
+        .agg(pl.col("seq").last().alias("last_collect"))
     )
-    early = (
-        rows.filter(pl.col("event").is_in(["pay", "vig"]))
+    early_at = (
+        rows.lazy()
+        .with_row_index("at")
+        .filter(pl.col("event").is_in(["pay", "vig"]))
+        .select("at", "rid", "seq")
         .join(per_round, on="rid")
         .filter(pl.col("seq") < pl.col("last_collect"))
+        .select("at", "last_collect")
+        .collect(engine=replay.ENGINE)
+    )
+    early = (
+        rows[early_at.get_column("at")]
+        .with_columns(early_at.get_column("last_collect"))
         .sort("table_id", "seq")
         .group_by("rid", maintain_order=True)
         .agg(pl.all().first(), pl.len().alias("n_early"))

@@ -75,9 +75,15 @@ def commission_wrong(ctx: GameContext) -> pl.DataFrame:
 
 def commission_on_ez(ctx: GameContext) -> pl.DataFrame:
     # (d)(3): "no vigorish shall be collected" at EZ baccarat.
-    rounds = settlement.judged_rounds(ctx).filter(~pl.col("void") & ~pl.col("deal_only"))
+    ez_rounds = (
+        settlement.judged_rounds(ctx)
+        .lazy()
+        .filter(~pl.col("void") & ~pl.col("deal_only") & pl.col("ez"))
+        .select(KEY)
+        .collect(engine=replay.ENGINE)
+    )
     vigs = settlement.settlements(ctx).filter(pl.col("event") == "vig")
-    on_ez = vigs.join(rounds.filter(pl.col("ez")).select(KEY), on=KEY, how="semi")
+    on_ez = vigs.join(ez_rounds, on=KEY, how="semi")
     return on_ez.select(
         *KEY,
         "seq",

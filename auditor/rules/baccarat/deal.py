@@ -69,7 +69,7 @@ def initial_deal_wrong(ctx: GameContext) -> pl.DataFrame:
     for i in range(1, len(INITIAL)):
         first_bad = first_bad.when(mismatch[i]).then(i)
     short = n_cards < len(INITIAL)
-    rounds = replay.rounds(ctx).filter(~pl.col("void")).with_columns(first_bad.alias("first_bad"))
+    rounds = replay.rounds(ctx).with_columns(first_bad.alias("first_bad"))
     seq = (
         pl.when(pl.col("first_bad") < n_cards)
         .then(_card_seq(pl.col("first_bad")))
@@ -97,7 +97,7 @@ def initial_deal_wrong(ctx: GameContext) -> pl.DataFrame:
         )
     )
     return _draw_findings(
-        rounds.filter(pl.col("first_bad").is_not_null()),
+        rounds.filter(~pl.col("void") & pl.col("first_bad").is_not_null()),
         message,
         seq,
         pl.lit(INITIAL),

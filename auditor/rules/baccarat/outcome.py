@@ -14,10 +14,11 @@ def wrong_winner(ctx: GameContext) -> pl.DataFrame:
     void and was dealt but records no result announced nothing: reported at its end.
     Void rounds and rounds with fewer than two cards in a hand are not judged."""
     declared = pl.col("declared_winner")
-    judged = replay.rounds(ctx).filter(~pl.col("void") & pl.col("dealt"))
+    judged = ~pl.col("void") & pl.col("dealt")
     wrong = declared.is_null() | (declared != pl.col("winner"))
     announced = pl.format("{}", declared).fill_null("no result")
-    return judged.filter(wrong).select(
+    # one filter: only the few wrong rounds are copied
+    return replay.rounds(ctx).filter(judged & wrong).select(
         *replay.KEY,
         pl.coalesce("result_seq", "end_seq").alias("seq"),
         pl.when(declared.is_null())

@@ -64,23 +64,53 @@ SHOE_BELOW_MIN_DECKS = register(
 # --- BA102 (a)(4): no card more often than the decks hold
 
 
+CARD_SPAN = 2**32
+
+
+def _shoe_numbers(ctx: GameContext) -> pl.DataFrame:
+    """rid, table_id, shoe_id and `shoe`: one integer per (table_id, shoe_id)."""
+    return replay.spans(ctx).select(
+        "rid", *SHOE_KEY, pl.struct(SHOE_KEY).rank("dense").cast(pl.Int64).alias("shoe")
+    )
+
+
 def _cards_beyond_decks(ctx: GameContext) -> pl.DataFrame:
     """The burn and card rows of each card that comes out of its shoe more often than the
-    shoe's decks hold: only those can be a copy too many, and there are few."""
+    shoe's decks hold: only those can be a copy too many, and there are few.
+
+    The copies are counted per shoe and card as one integer (the shoe's number, and the
+    card's code in a categorical): hashing three strings per row costs several times more.
+    """
+    card_code = pl.col("card").cast(pl.Categorical).to_physical().cast(pl.Int64)
+    # each row's place in the events, its shoe and card: the rows' other columns are
+    # copied for the few rows that are kept
     rows = (
         ctx.events.lazy()
+        .with_row_index("at")
         .filter(pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null())
-        .select(*SHOE_KEY, "round", "seq", "event", "card")
+        .select("at", "rid", card_code.alias("card_code"))
+        .collect(engine=replay.ENGINE)
     )
-    decks = shoes(ctx).lazy().select(*SHOE_KEY, "decks")
+    numbers = _shoe_numbers(ctx)
+    # a card code is a categorical's physical id, below 2**32
+    copy_of = rows.join(
+        numbers.select("rid", "shoe"), on="rid", how="left", maintain_order="left"
+    ).select("at", (pl.col("shoe") * CARD_SPAN + pl.col("card_code")).alias("copy_of"))
+    decks = (
+        numbers.unique("shoe")
+        .join(shoes(ctx).select(*SHOE_KEY, "decks"), on=SHOE_KEY)
+        .select("shoe", "decks")
+    )
     too_many = (
-        rows.group_by(*SHOE_KEY, "card")
+        copy_of.group_by("copy_of")
         .len()
-        .join(decks, on=SHOE_KEY)
+        .with_columns((pl.col("copy_of") // CARD_SPAN).alias("shoe"))
+        .join(decks, on="shoe")
         .filter(pl.col("len") > pl.col("decks"))
-        .select(*SHOE_KEY, "card")
+        .get_column("copy_of")
     )
-    return rows.join(too_many, on=[*SHOE_KEY, "card"], how="semi").collect(engine=replay.ENGINE)
+    kept = copy_of.filter(pl.col("copy_of").is_in(too_many.implode())).get_column("at")
+    return ctx.events[kept].select(*SHOE_KEY, "round", "seq", "event", "card")
 
 
 def excess_cards(ctx: GameContext) -> pl.DataFrame:
@@ -107,10 +137,10 @@ CARD_OVER_DECKS = register(
 # --- BA103 (a)(4)(ii): declared point counts
 
 
-def _judged(frame: pl.DataFrame) -> pl.DataFrame:
+def _judged() -> pl.Expr:
     """Rounds with two cards or more in each hand that are not void: the rest are judged
     by the deal-order and void rules only."""
-    return frame.filter(~pl.col("void") & pl.col("dealt"))
+    return ~pl.col("void") & pl.col("dealt")
 
 
 def wrong_points(ctx: GameContext) -> pl.DataFrame:
@@ -118,8 +148,8 @@ def wrong_points(ctx: GameContext) -> pl.DataFrame:
     counted = pl.col("p_points"), pl.col("b_points")
     differs = (declared[0] != counted[0]) | (declared[1] != counted[1])
     return (
-        _judged(replay.rounds(ctx))
-        .filter(differs)
+        replay.rounds(ctx)
+        .filter(_judged() & differs)
         .select(
             *replay.KEY,
             pl.col("result_seq").alias("seq"),
@@ -311,10 +341,11 @@ def _money_by_wager(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataFrame
     def total(event: str) -> pl.Expr:
         return pl.col("amount_cents").filter(pl.col("event") == event).sum().alias(event)
 
+    # one filter: only the rows of the (few) void rounds are copied
+    void = pl.col("rid").is_in(void_rounds.get_column("rid").implode())
     return (
         settlement.money_rows(ctx)
-        .filter(pl.col("event").is_in(MONEY))
-        .join(void_rounds.select("rid"), on="rid", how="semi")
+        .filter(pl.col("event").is_in(MONEY) & void)
         .group_by("rid", "seat", "bet", maintain_order=True)
         .agg(
             *(total(e) for e in MONEY),
@@ -375,8 +406,10 @@ def _commission_in_void(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataF
     commission is not this round's and may well come before the reshuffle)."""
     return (
         settlement.money_rows(ctx)
-        .filter(pl.col("event") == "vig")
-        .join(void_rounds, on="rid", how="semi")
+        .filter(
+            (pl.col("event") == "vig")
+            & pl.col("rid").is_in(void_rounds.get_column("rid").implode())
+        )
         .select(
             *replay.KEY,
             "seq",

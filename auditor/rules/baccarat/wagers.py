@@ -10,7 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.baccarat import settlement
+from ...games.baccarat import replay, settlement
 from ..registry import Rule, register
 
 KEY = settlement.KEY
@@ -18,8 +18,8 @@ KEY = settlement.KEY
 
 def _judged_on_wagers(ctx: GameContext) -> pl.DataFrame:
     """The rounds whose wagers are judged, with their key."""
-    rounds = settlement.judged_rounds(ctx).filter(~pl.col("deal_only"))
-    return rounds.select("rid", *KEY)
+    rounds = settlement.judged_rounds(ctx).lazy().filter(~pl.col("deal_only"))
+    return rounds.select("rid", *KEY).collect(engine=replay.ENGINE)
 
 
 def late_wagers(ctx: GameContext) -> pl.DataFrame:
@@ -134,10 +134,16 @@ def _unsettled(ctx: GameContext) -> pl.DataFrame:
 
 def _extra_settlements(ctx: GameContext) -> pl.DataFrame:
     rows = settlement.settlements(ctx)
-    rounds = settlement.judged_rounds(ctx).filter(~pl.col("void") & ~pl.col("deal_only"))
+    rounds = (
+        settlement.judged_rounds(ctx)
+        .lazy()
+        .filter(~pl.col("void") & ~pl.col("deal_only"))
+        .select(KEY)
+        .collect(engine=replay.ENGINE)
+    )
     extra = rows.filter(
         pl.col("event").is_in(settlement.SETTLE_EVENTS) & (~pl.col("wagered") | (pl.col("nth") > 1))
-    ).join(rounds.select(KEY), on=KEY, how="semi")
+    ).join(rounds, on=KEY, how="semi")
     verb = (
         pl.col("event")
         .cast(pl.String)
