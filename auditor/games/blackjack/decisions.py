@@ -107,6 +107,22 @@ def splits(ctx: GameContext) -> pl.DataFrame:
 # --- which hand holds which card, and when -----------------------------------------
 
 
+def _with_moves(ctx: GameContext, cards: pl.DataFrame, moves: pl.DataFrame) -> pl.DataFrame:
+    """`cards` with the split_seq and new_hand of the move (if any) of each card (by rid
+    and seq). Where (rid, seq) fits one integer and moves have one row per card, only
+    that key is joined (the few moves to every card) and the result put beside `cards`,
+    rather than every card's columns gathered through the join."""
+    key = replay.order(ctx, pl.concat([cards.select("rid", "seq"), moves.select("rid", "seq")]),
+                       "rid", "seq")
+    if len(key) > 1 or moves.select(key[0].is_duplicated().any()).item():
+        return cards.join(moves, on=["rid", "seq"], how="left", maintain_order="left")
+    keyed = moves.select(key[0].alias("key"), "split_seq", "new_hand")
+    found = cards.select(key[0].alias("key")).join(
+        keyed, on="key", how="left", maintain_order="left"
+    )
+    return cards.hstack(found.drop("key"))
+
+
 def build_holdings(ctx: GameContext) -> pl.DataFrame:
     moves = (
         splits(ctx)
@@ -115,7 +131,7 @@ def build_holdings(ctx: GameContext) -> pl.DataFrame:
             "rid", pl.col("moved_seq").alias("seq"), pl.col("seq").alias("split_seq"), "new_hand"
         )
     )
-    dealt = _seat_cards(ctx).join(moves, on=["rid", "seq"], how="left")
+    dealt = _with_moves(ctx, _seat_cards(ctx), moves)
     kept = dealt.select(
         *PLACE,
         "seat",
@@ -179,34 +195,40 @@ def _held_at_actions(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
     hand_id = replay.hand_id(ctx)
     acts = _by_hand_id(acts.select("aid", hand_id, pl.col("seq").alias("at")))
     held = _by_hand_id(holdings(ctx).select(hand_id, "value", "since", "until"))
-    value = pl.col("value")
-    counts = (
-        acts.join(held, on="hid")
-        .filter(
-            (pl.col("since") < pl.col("at"))
-            & (pl.col("until").is_null() | (pl.col("until") >= pl.col("at")))
-        )
-        # merged in hand order, the actions' numbers may come marked sorted; grouped as
-        # sorted runs, groups of a few rows with min and max cost more than hashed
-        .group_by((pl.col("aid") + pl.lit(0, pl.UInt32)).alias("aid"))
-        .agg(
-            pl.len().cast(pl.Int64).alias("n_cards"),
-            value.cast(pl.Int32).sum().alias("hard"),
-            (value == engine.ACE).any().alias("has_ace"),
-            value.min().alias("low"),
-            value.max().alias("high"),
-        )
+    value = pl.col("value").cast(pl.Int32)
+    held = acts.join(held, on="hid", maintain_order="left").filter(
+        (pl.col("since") < pl.col("at"))
+        & (pl.col("until").is_null() | (pl.col("until") >= pl.col("at")))
     )
+    # kept in the actions' order, each action's cards are one run of rows: counted at the
+    # run's ends. Two values are a pair when equal, n * sum of squares = sum squared (the
+    # equality case of Cauchy-Schwarz); aces when every value is an ace.
+    counts = runs.totals(
+        held,
+        ["aid"],
+        {
+            "hard": value,
+            "squares": value * value,
+            "n_values": value.is_not_null().cast(pl.Int32),
+            "n_aces": (value == engine.ACE).cast(pl.Int32),
+            "n_above_ace": (value > engine.ACE).cast(pl.Int32),
+        },
+    ).rename({"rows": "n_cards"})
+    has_ace = pl.col("n_aces") > 0
+    all_equal = (pl.col("n_values") > 0) & (
+        pl.col("n_values") * pl.col("squares") == pl.col("hard") * pl.col("hard")
+    )
+    all_aces = has_ace & (pl.col("n_above_ace") == 0)
     # (g)(1) judges the total as it stood when the player decided: the total of the
     # cards the hand held just before the action
     two = pl.col("n_cards") == 2
     return counts.select(
         "aid",
-        "n_cards",
-        engine.total_from(pl.col("hard"), pl.col("has_ace")).alias("total"),
-        engine.soft_from(pl.col("hard"), pl.col("has_ace")).alias("soft"),
-        (two & (pl.col("low") == pl.col("high"))).alias("pair"),
-        (two & (pl.col("high") == engine.ACE)).alias("aces_pair"),
+        pl.col("n_cards").cast(pl.Int64),
+        engine.total_from(pl.col("hard"), has_ace).alias("total"),
+        engine.soft_from(pl.col("hard"), has_ace).alias("soft"),
+        (two & all_equal).alias("pair"),
+        (two & all_aces).alias("aces_pair"),
     )
 
 

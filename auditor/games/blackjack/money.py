@@ -70,6 +70,11 @@ ROUND = ["table_id", "shoe_id", "round"]
 HAND_BETS = ("main", "double", "split")
 
 VERB = {"pay": "paid", "push": "pushed", "collect": "collected"}
+# While `owed` is built, outcome and expected_kind are numbers: the index of their word
+# here (cheaper to compare and to choose between than strings); the words replace them
+# at the end.
+OUTCOMES = ("win", "natural", "push", "lose", "bust", "surrendered")
+KINDS = ("pay", "push", "collect", "surrender")
 KIND_ORDER = {"collect": 0, "pay": 1, "push": 2}  # as their names sort
 
 
@@ -113,13 +118,12 @@ def _play_seq(ctx: GameContext) -> pl.DataFrame:
     hole = replay.dealer(ctx).select(
         "rid", pl.col("dealer_seqs").list.get(1, null_on_oob=True).alias("hole_seq")
     )
-    after_hole = replay.cards(ctx).filter(pl.col("seq") > replay.by_rid(ctx, hole, "hole_seq"))
-    first = pl.col("seq").min().alias("play_seq")
-    # each frame grouped alone, as it comes in round order: grouped as runs, not hashed
-    play = pl.concat(
-        [frame.group_by("rid").agg(first) for frame in (replay.actions(ctx), after_hole)]
-    )
-    return play.group_by("rid").agg(pl.col("play_seq").min()).join(hole, on="rid", how="semi")
+    cards = replay.cards(ctx).select("rid", "seq")
+    after_hole = cards.filter(pl.col("seq") > replay.by_rid(ctx, hole, "hole_seq"))
+    acts = replay.actions(ctx).select("rid", "seq")
+    firsts = [replay.least_by_rid(frame) for frame in (acts, after_hole)]
+    play = hole.select("rid", pl.min_horizontal(replay.by_rid(ctx, f, "seq") for f in firsts))
+    return play.rename({"seq": "play_seq"}).filter(pl.col("play_seq").is_not_null())
 
 
 def _table_odds(ctx: GameContext) -> pl.DataFrame:
@@ -180,17 +184,43 @@ def _hands(ctx: GameContext) -> pl.DataFrame:
 # --- what was placed and what was recorded ------------------------------------
 
 
-def _build_placed(ctx: GameContext) -> pl.DataFrame:
-    placed = replay.group_by_hand(
-        ctx,
-        replay.wagers(ctx),
-        ["bet", "player_id"],
-        pl.col("amount_cents").sum().alias("staked_cents"),
-        pl.col("seq").min().alias("wager_seq"),
-        pl.len().cast(pl.Int64).alias("wager_rows"),
+def _numbered(frame: pl.DataFrame, column: str) -> tuple[pl.Expr, int]:
+    """`column` as a number and how many numbers there are: 0 for null, then 1, 2, ...
+    in the order of the values of `frame`, so that sorting by the number sorts as by the
+    values (nulls first). A value `frame` does not hold has no number (null)."""
+    values = frame[column].drop_nulls().unique().sort()
+    number = pl.col(column).replace_strict(
+        values, pl.Series(range(1, values.len() + 1)), default=None, return_dtype=pl.Int64
     )
-    by_hand = replay.order(ctx, placed, "rid", "seat", "hand")
-    return placed.sort([*by_hand, "player_id", "wager_seq"]).with_row_index("wid")
+    return pl.when(pl.col(column).is_null()).then(0).otherwise(number), values.len() + 1
+
+
+def _build_placed(ctx: GameContext) -> pl.DataFrame:
+    # sorted by hand, holder, bet and seq, each wager's rows are a run: its sums are read
+    # off the run's ends (most wagers are one row: a group-by would cost per wager), and
+    # the holder and bet are numbered, as integers sort and compare cheaper than strings
+    wagers = replay.wagers(ctx).select(*KEY, "amount_cents", "seq")
+    player, bet = _numbered(wagers, "player_id"), _numbered(wagers, "bet")
+    rows = wagers.sort(
+        replay.order(ctx, wagers, "rid", "seat", "hand", player, bet, "seq"), maintain_order=True
+    )
+    starts = rows.select(runs.starts(KEY)).to_series()
+    ends = starts.shift(-1, fill_value=True)
+    row = pl.int_range(pl.len(), dtype=pl.Int64)
+    through = rows.select(
+        row.alias("row"), pl.col("amount_cents").fill_null(0).cum_sum().alias("through")
+    )
+    first, last = through.filter(starts), through.filter(ends)
+    placed = rows.filter(starts).select(
+        *KEY,
+        (last["through"] - first["through"] + rows["amount_cents"].fill_null(0).filter(starts))
+        .alias("staked_cents"),
+        "seq",  # the wager's first row
+        (last["row"] - first["row"] + 1).alias("wager_rows"),
+    )
+    by_holder = replay.order(ctx, placed, "rid", "seat", "hand", player, "seq")
+    placed = placed.sort(by_holder, maintain_order=True).rename({"seq": "wager_seq"})
+    return placed.with_row_index("wid")
 
 
 def _placed(ctx: GameContext) -> pl.DataFrame:
@@ -198,11 +228,28 @@ def _placed(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("blackjack.money.placed", _build_placed)
 
 
+def _in_order(ctx: GameContext, frame: pl.DataFrame, *parts: str) -> pl.DataFrame:
+    """`frame` sorted by `parts` (stably), not copied where it already is."""
+    by = replay.order(ctx, frame, *parts)
+    if len(by) == 1 and frame.select(by[0]).to_series().is_sorted():
+        return frame
+    return frame.sort(by, maintain_order=True)
+
+
 def _build_settlement_rows(ctx: GameContext) -> pl.DataFrame:
-    wids = _placed(ctx).select(*KEY, "wid")
-    rows = replay.settlements(ctx)
-    rows = rows.sort(replay.order(ctx, rows, "rid", "seq"), maintain_order=True)
-    return rows.join(wids, on=KEY, how="left", nulls_equal=True, maintain_order="left")
+    placed = _placed(ctx)
+    wids = placed.select(*KEY, "wid")
+    rows = _in_order(ctx, replay.settlements(ctx), "rid", "seq")
+    # the key as one integer (the hand, the holder's and the bet's numbers among the
+    # wagers'), where no part of it is null and it fits
+    player, bet = _numbered(placed, "player_id"), _numbered(placed, "bet")
+    key = replay.order(ctx, pl.concat([wids.select(HAND), rows.select(HAND)]), *HAND, player, bet)
+    if len(key) > 1:
+        return rows.join(wids, on=KEY, how="left", nulls_equal=True, maintain_order="left")
+    # keys are unique among the wagers: one wid per row, joined on the key alone
+    keyed = wids.select(key[0].alias("key"), "wid")
+    wid = rows.select(key[0].alias("key")).join(keyed, on="key", how="left", maintain_order="left")
+    return rows.with_columns(wid["wid"])
 
 
 def _settlement_rows(ctx: GameContext) -> pl.DataFrame:
@@ -252,28 +299,48 @@ def _observed_text(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
 # --- what each wager was owed ---------------------------------------------------
 
 
+def _code(words: tuple[str, ...], word: str) -> pl.Expr:
+    """The number that stands for `word` among `words` (see OUTCOMES)."""
+    return pl.lit(words.index(word), pl.UInt8)
+
+
+def _is(column: str, words: tuple[str, ...], *among: str) -> pl.Expr:
+    """Whether the numbered column `column` holds one of the words `among`."""
+    return pl.col(column).is_in([words.index(word) for word in among])
+
+
+def _words(column: str, words: tuple[str, ...]) -> pl.Expr:
+    """The numbered column `column` as its words (null stays null)."""
+    return pl.lit(pl.Series(words, dtype=pl.String)).gather(pl.col(column)).alias(column)
+
+
 def _outcome() -> pl.Expr:
-    """The wager's result: insurance by the hole card (e)(1), a hand by (a)(2)(iii), (v), (f)."""
+    """The wager's result: insurance by the hole card (e)(1), a hand by (a)(2)(iii), (v),
+    (f); as its number in OUTCOMES."""
     dealer_bj, natural, total = pl.col("dealer_blackjack"), pl.col("natural"), pl.col("total")
+
+    def said(word: str) -> pl.Expr:
+        return _code(OUTCOMES, word)
+
     hand = (
         pl.when(pl.col("surrendered"))
-        .then(pl.lit("surrendered"))
+        .then(said("surrendered"))
         .when(pl.col("busted"))  # a bust loses even when the dealer busts too
-        .then(pl.lit("bust"))
+        .then(said("bust"))
         .when(dealer_bj)
-        .then(pl.when(natural).then(pl.lit("push")).otherwise(pl.lit("lose")))
+        .then(pl.when(natural).then(said("push")).otherwise(said("lose")))
         .when(natural)
-        .then(pl.lit("natural"))
+        .then(said("natural"))
         .when(pl.col("dealer_busted") | (total > pl.col("dealer_total")))
-        .then(pl.lit("win"))
+        .then(said("win"))
         .when(total == pl.col("dealer_total"))
-        .then(pl.lit("push"))
-        .otherwise(pl.lit("lose"))
+        .then(said("push"))
+        .otherwise(said("lose"))
     )
-    insurance = pl.when(dealer_bj).then(pl.lit("win")).otherwise(pl.lit("lose"))
+    insurance = pl.when(dealer_bj).then(said("win")).otherwise(said("lose"))
     return (
         pl.when(~pl.col("judged"))
-        .then(pl.lit(None, pl.String))
+        .then(pl.lit(None, pl.UInt8))
         .when(pl.col("bet") == "insurance")
         .then(insurance)
         .otherwise(hand)
@@ -281,35 +348,36 @@ def _outcome() -> pl.Expr:
 
 
 def _expected_kind() -> pl.Expr:
-    outcome = pl.col("outcome")
+    """What the outcome is owed, as its number in KINDS."""
+    surrendered = _is("outcome", OUTCOMES, "surrendered")
     return (
-        pl.when(outcome.is_in(["win", "natural"]))
-        .then(pl.lit("pay"))
-        .when(outcome == "push")
-        .then(pl.lit("push"))
-        .when(outcome.is_in(["lose", "bust"]))
-        .then(pl.lit("collect"))
+        pl.when(_is("outcome", OUTCOMES, "win", "natural"))
+        .then(_code(KINDS, "pay"))
+        .when(_is("outcome", OUTCOMES, "push"))
+        .then(_code(KINDS, "push"))
+        .when(_is("outcome", OUTCOMES, "lose", "bust"))
+        .then(_code(KINDS, "collect"))
         # (f)(1)(ii): the whole wager is collected when the dealer has blackjack
-        .when((outcome == "surrendered") & pl.col("dealer_blackjack"))
-        .then(pl.lit("collect"))
-        .when(outcome == "surrendered")
-        .then(pl.lit("surrender"))
+        .when(surrendered & pl.col("dealer_blackjack"))
+        .then(_code(KINDS, "collect"))
+        .when(surrendered)
+        .then(_code(KINDS, "surrender"))
     )
 
 
 def _odds() -> list[pl.Expr]:
-    bet, outcome = pl.col("bet"), pl.col("outcome")
+    bet, natural = pl.col("bet"), _is("outcome", OUTCOMES, "natural")
     num = (
         pl.when(bet == "insurance")
         .then(pl.col("ins_num"))
-        .when(outcome == "natural")
+        .when(natural)
         .then(pl.col("bj_num"))
         .otherwise(pl.lit(1, pl.Int64))  # (a)(2)(v): any other win is paid even money
     )
     den = (
         pl.when(bet == "insurance")
         .then(pl.col("ins_den"))
-        .when(outcome == "natural")
+        .when(natural)
         .then(pl.col("bj_den"))
         .otherwise(pl.lit(1, pl.Int64))
     )
@@ -320,7 +388,7 @@ def _payout_room() -> pl.Expr:
     """Winnings the limit still allows this wager: the limit per hand and wager-holder
     ((a)(2)(vi)) less what the holder's earlier wagers on the hand were owed. The frame
     is sorted by holder and wager_seq."""
-    limited = pl.col("bet").is_in(HAND_BETS) & (pl.col("expected_kind") == "pay")
+    limited = pl.col("bet").is_in(HAND_BETS) & _is("expected_kind", KINDS, "pay")
     due = pl.when(limited).then(pl.col("due_cents")).otherwise(0)
     before = runs.sum_before(due, HOLDER)
     room = (pl.col("limit_cents") - before).clip(lower_bound=0)
@@ -328,31 +396,30 @@ def _payout_room() -> pl.Expr:
 
 
 def _expected_amounts() -> list[pl.Expr]:
-    kind, stake, room = pl.col("expected_kind"), pl.col("staked_cents"), pl.col("room_cents")
+    stake, room = pl.col("staked_cents"), pl.col("room_cents")
+    pay, push, collect, surrender = (_is("expected_kind", KINDS, kind) for kind in KINDS)
     exact, den = stake * pl.col("odds_num"), pl.col("odds_den")
     low = pl.min_horizontal(exact // den, room)  # min ignores a null room (insurance)
     high = pl.min_horizontal((exact + den - 1) // den, room)
     cents = (
-        pl.when(kind == "pay").then(low).when(kind == "surrender").then(stake // 2)
-        .when(kind.is_not_null()).then(stake)
+        pl.when(pay).then(low).when(surrender).then(stake // 2)
+        .when(pl.col("expected_kind").is_not_null()).then(stake)
     )
-    most = (
-        pl.when(kind == "pay").then(high).when(kind == "surrender").then((stake + 1) // 2)
-        .otherwise(cents)
-    )
+    most = pl.when(pay).then(high).when(surrender).then((stake + 1) // 2).otherwise(cents)
     net = (
-        pl.when(kind == "pay").then(pl.col("expected_cents")).when(kind == "push").then(0)
-        .when(kind == "collect").then(-stake)
-        .when(kind == "surrender").then(-pl.col("expected_cents"))
+        pl.when(pay).then(pl.col("expected_cents")).when(push).then(0)
+        .when(collect).then(-stake)
+        .when(surrender).then(-pl.col("expected_cents"))
     )
     return [cents.alias("expected_cents"), most.alias("expected_max_cents"), net]
 
 
 def _settled_checks() -> list[pl.Expr]:
     n, kind, cents = pl.col("n_settled"), pl.col("settled_kind"), pl.col("settled_cents")
-    stake, want = pl.col("staked_cents"), pl.col("expected_kind")
+    stake = pl.col("staked_cents")
+    pay, push, collect, surrender = (_is("expected_kind", KINDS, kind) for kind in KINDS)
     low, high = pl.col("expected_cents"), pl.col("expected_max_cents")
-    surrendered = pl.col("outcome") == "surrendered"
+    surrendered = _is("outcome", OUTCOMES, "surrendered")
     once = (
         pl.when(surrendered)
         .then(
@@ -363,15 +430,17 @@ def _settled_checks() -> list[pl.Expr]:
     )
     one = n == 1
     right = (
-        pl.when(want == "pay")
+        pl.when(pay)
         .then(
             one & (kind == "pay") & cents.is_between(low, high)
             # a pay the limit leaves nothing for returns the stake: a push is as right
             | one & (high == 0) & (kind == "push") & (cents == stake)
         )
-        .when(want.is_in(["push", "collect"]))
-        .then(one & (kind == want) & (cents == stake))
-        .when(want == "surrender")
+        .when(push)
+        .then(one & (kind == "push") & (cents == stake))
+        .when(collect)
+        .then(one & (kind == "collect") & (cents == stake))
+        .when(surrender)
         .then(
             (n == 2) & (pl.col("n_collect") == 1) & (pl.col("n_push") == 1)
             & pl.col("collect_cents").is_between(low, high)
@@ -475,13 +544,25 @@ def _expected_text() -> pl.Expr:
 # --- the frames -------------------------------------------------------------------
 
 
+def _marked_sorted(frame: pl.DataFrame, column: str) -> pl.DataFrame:
+    """`frame` with `column` marked sorted where it is: joined on keys sorted on both
+    sides, the rows are merged rather than hashed."""
+    if frame[column].null_count() or not frame[column].is_sorted():
+        return frame
+    return frame.with_columns(pl.col(column).set_sorted())
+
+
 def build_owed(ctx: GameContext) -> pl.DataFrame:
     hand_id = replay.hand_id(ctx)
-    hands = _hands(ctx).with_columns(hand_id).drop(HAND)
+    hands = _marked_sorted(_hands(ctx).with_columns(hand_id).drop(HAND), "hid")
+    rounds = _marked_sorted(_rounds(ctx).sort("rid"), "rid")
     frame = (
-        _placed(ctx)
-        .join(_rounds(ctx), on="rid", how="left", maintain_order="left")
+        _marked_sorted(_placed(ctx), "rid")
+        .join(rounds, on="rid", how="left", maintain_order="left")
         .with_columns(hand_id)
+    )
+    frame = (
+        _marked_sorted(frame, "hid")
         .join(hands, on="hid", how="left", maintain_order="left")
         .drop("hid")
         .join(_settled(ctx), on="wid", how="left", maintain_order="left")
@@ -498,7 +579,7 @@ def build_owed(ctx: GameContext) -> pl.DataFrame:
     frame = frame.with_columns(_outcome().alias("outcome"))
     frame = frame.with_columns(_expected_kind().alias("expected_kind"), *_odds())
     frame = frame.with_columns(
-        pl.when(pl.col("expected_kind") == "pay")
+        pl.when(_is("expected_kind", KINDS, "pay"))
         .then(pl.col("staked_cents") * pl.col("odds_num") // pl.col("odds_den"))
         .alias("due_cents"),
     )
@@ -508,6 +589,8 @@ def build_owed(ctx: GameContext) -> pl.DataFrame:
     frame = frame.with_columns(_settled_checks())
     return frame.with_columns(
         (pl.col("expected_net") - pl.col("settled_net")).alias("amount_cents"),
+        _words("outcome", OUTCOMES),
+        _words("expected_kind", KINDS),
     ).collect(engine="in-memory")
 
 
@@ -544,6 +627,15 @@ def _by_wid(wagered: pl.DataFrame, value: pl.Expr) -> pl.Expr:
     return pl.lit(wagered.select(value).to_series()).gather(pl.col("wid"))
 
 
+def _kind_order(event: pl.Expr) -> pl.Expr:
+    """KIND_ORDER of a collect / pay / push row's event, compared as it is (categorical)
+    rather than cast to strings."""
+    order = pl.lit(KIND_ORDER["push"], pl.Int64)
+    for name in ("pay", "collect"):
+        order = pl.when(event == name).then(pl.lit(KIND_ORDER[name], pl.Int64)).otherwise(order)
+    return order
+
+
 def build_settlements(ctx: GameContext) -> pl.DataFrame:
     wagered = owed(ctx)
     amount = pl.col("amount_cents")
@@ -553,17 +645,21 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
     )
     # each wager's rows in order, then each kind of row (collect, pay, push) in order
     wid = (pl.col("wid").cast(pl.Int64), wagered.height)
-    kind = (pl.col("event").cast(pl.String).replace_strict(KIND_ORDER, return_dtype=pl.Int64), 3)
+    kind = (_kind_order(pl.col("event")), len(KIND_ORDER))
     owned = rows.filter(pl.col("wid").is_not_null()).with_columns(
         _by_wid(wagered, pl.col("judged")),
         _by_wid(wagered, pl.col("outcome") == "surrendered").alias("_surr"),
     )
-    owned = (
-        owned.sort(replay.order(ctx, owned, wid, "seq"), maintain_order=True)
+    # counted on the keys alone, then every column gathered once into the last order
+    narrow = owned.select(pl.int_range(pl.len(), dtype=pl.Int64).alias("_row"), "wid", "seq",
+                          "event")
+    narrow = (
+        narrow.sort(replay.order(ctx, owned, wid, "seq"), maintain_order=True)
         .with_columns(runs.position(["wid"]).alias("nth"))
         .sort(replay.order(ctx, owned, wid, kind, "seq"), maintain_order=True)
         .with_columns(runs.position(["wid", "event"]).alias("nth_kind"))
     )
+    owned = owned[narrow["_row"]].hstack(narrow.select("nth", "nth_kind"))
     nth, nth_kind = pl.col("nth"), pl.col("nth_kind")
     extra = pl.when(pl.col("_surr")).then((nth > 2) | (nth_kind > 1)).otherwise(nth > 1)
     owned = owned.with_columns(

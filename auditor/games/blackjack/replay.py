@@ -18,6 +18,7 @@ hand_facts(ctx) the numbers of `hands` without its lists, for the rules: one row
              total, soft, busted, natural, box_hands, surrendered, surrender_seq (its
              first surrender action), doubled (it took a double action). A hand with
              actions only (or of a void round) has no cards: n_cards 0, total 0.
+dealer_rows(ctx) the rows of `cards` dealt to the dealer (target "dealer")
 dealer(ctx)  one row per round with dealer cards: rid, dealer_values, dealer_seqs,
              up (the first card's value), hole (the second's), dealer_total,
              dealer_soft, dealer_blackjack, dealer_busted, dealer_n_cards
@@ -57,6 +58,21 @@ def _rid_flagged(frame: pl.DataFrame) -> pl.DataFrame:
     if "rid" not in frame.columns or not frame["rid"].is_sorted():
         return frame
     return frame.with_columns(pl.col("rid").set_sorted())
+
+
+def least_by_rid(frame: pl.DataFrame, column: str = "seq") -> pl.DataFrame:
+    """rid and the least `column` of each round of `frame`. Where each round is one run of
+    rows with `column` ascending (as frames cut from the events come), that is the run's
+    first row, and no group-by is needed."""
+    value = pl.col(column)
+    if (
+        frame["rid"].is_sorted()
+        and not frame["rid"].null_count()
+        and not frame[column].null_count()
+        and frame.select((runs.starts(["rid"]) | (value >= value.shift(1))).all()).item()
+    ):
+        return frame.filter(runs.starts(["rid"])).select("rid", column)
+    return frame.group_by("rid").agg(value.min())
 
 
 def by_rid(ctx: GameContext, frame: pl.DataFrame, column: str) -> pl.Expr:
@@ -227,18 +243,31 @@ def hands(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("blackjack.hands", build_hands)
 
 
-def build_hand_facts(ctx: GameContext) -> pl.DataFrame:
+def _dealt_totals(ctx: GameContext) -> pl.DataFrame:
+    """Per hand holding cards at the end (HAND, in hand order): n_cards, hard, has_ace."""
     from .decisions import holdings  # see build_hands
 
-    value, action = pl.col("value"), pl.col("action")
-    dealt = group_by_hand(
-        ctx,
-        holdings(ctx).filter(pl.col("until").is_null()).select(*HAND, "value"),
-        [],
-        pl.len().alias("n_cards"),
-        value.cast(pl.Int32).sum().alias("hard"),
-        (value == engine.ACE).any().alias("has_ace"),
+    value = pl.col("value")
+    kept = holdings(ctx).filter(pl.col("until").is_null()).select(*HAND, "value")
+    if kept["rid"].null_count():  # rows without a round id come last, as group_by_hand has it
+        return group_by_hand(
+            ctx,
+            kept,
+            [],
+            pl.len().alias("n_cards"),
+            value.cast(pl.Int32).sum().alias("hard"),
+            (value == engine.ACE).any().alias("has_ace"),
+        )
+    # holdings are sorted by hand: each hand's cards are one run of rows
+    sums = {"hard": value.cast(pl.Int32), "aces": (value == engine.ACE).cast(pl.Int32)}
+    return runs.totals(kept, HAND, sums).select(
+        *HAND, pl.col("rows").alias("n_cards"), "hard", (pl.col("aces") > 0).alias("has_ace")
     )
+
+
+def build_hand_facts(ctx: GameContext) -> pl.DataFrame:
+    action = pl.col("action")
+    dealt = _dealt_totals(ctx)
     acts = group_by_hand(
         ctx,
         actions(ctx).select(*HAND, "seq", "action"),
@@ -277,8 +306,14 @@ def hand_facts(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("blackjack.hand_facts", build_hand_facts)
 
 
+def dealer_rows(ctx: GameContext) -> pl.DataFrame:
+    return ctx.derived(
+        "blackjack.dealer_rows", lambda c: cards(c).filter(pl.col("target") == "dealer")
+    )
+
+
 def build_dealer(ctx: GameContext) -> pl.DataFrame:
-    dealt = cards(ctx).filter(pl.col("target") == "dealer")
+    dealt = dealer_rows(ctx)
     dealer = dealt.group_by("rid", maintain_order=True).agg(
         pl.col("value").alias("dealer_values"),
         pl.col("seq").alias("dealer_seqs"),

@@ -16,6 +16,9 @@ Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
                    (round 0: it was reached before any card of round 1 was dealt)
   last_round       the highest round number of the shoe (0 with no round)
   next_shoe_seq    the first row of the table's next shoe; null when the log ends first
+
+`round_shoes(ctx)`: one row per round id (`rid`, round 0 included) of ctx.events,
+with `shoe`, the row number of its shoe in `shoes(ctx)`.
 """
 
 from __future__ import annotations
@@ -23,29 +26,81 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from . import runs
 
 SHOE_KEY = ["table_id", "shoe_id"]
 
 
-def _per_shoe(ctx: GameContext) -> pl.DataFrame:
+def _round_ends(ctx: GameContext) -> pl.DataFrame | None:
+    """Per round id: its shoe, round, first and last seq, read off the first and last row
+    of its run of rows. That holds where each round is one run in seq order, as the
+    events come (sorted by table and seq, rounds contiguous); None where they are not."""
+    events = ctx.events
+    rid, seq = events["rid"], pl.col("seq")
+    if rid.null_count() or events["seq"].null_count() or not rid.is_sorted():
+        return None
+    starts = events.select(runs.starts(["rid"])).to_series()
+    if not events.select(pl.lit(starts) | (seq >= seq.shift(1))).to_series().all():
+        return None
+    rows = events.select("rid", *SHOE_KEY, "round", "seq")
+    # a run's last row is the row before the next run's first
+    lasts = starts.shift(-1, fill_value=True)
+    firsts = rows.filter(starts).rename({"round": "last_round", "seq": "first_seq"})
+    return firsts.with_columns(rows["seq"].filter(lasts).alias("last_seq"))
+
+
+def _per_round(ctx: GameContext) -> pl.LazyFrame:
+    """Per round id (and shoe): its first and last seq and its round, in the order of the
+    rounds' first rows. Grouping two strings over every event would hash them: the
+    shoes are made from these few rows instead."""
+    ends = _round_ends(ctx)
+    if ends is not None:
+        return ends.lazy()
+    rows = ctx.events.lazy().select("rid", *SHOE_KEY, "round", "seq")
+    return rows.group_by("rid", *SHOE_KEY, maintain_order=True).agg(
+        pl.col("round").max().alias("last_round"),
+        pl.col("seq").min().alias("first_seq"),
+        pl.col("seq").max().alias("last_seq"),
+    )
+
+
+def _marks(ctx: GameContext) -> pl.LazyFrame:
+    """Per shoe with a shuffle or cover-card row: the columns read from those rows (a
+    group's rows stay in the events' order: "first" is first in it)."""
     event = pl.col("event")
     shuffle = (pl.col("round") == 0) & (event == "shuffle")
     cover = event == "cover_card"
-    # only the columns read, so that the group-by gathers no others
-    rows = ctx.events.lazy().select(*SHOE_KEY, "seq", "round", "event", "decks")
-    return rows.group_by(SHOE_KEY, maintain_order=True).agg(
-        pl.col("seq").min().alias("first_seq"),
-        pl.col("seq").max().alias("last_seq"),
+    rows = (
+        ctx.events.lazy()
+        .filter(event.is_in(["shuffle", "cover_card"]))
+        .select(*SHOE_KEY, "seq", "round", "event", "decks")
+    )
+    return rows.group_by(SHOE_KEY).agg(
         shuffle.any().alias("auditable"),
         pl.col("seq").filter(shuffle).min().alias("shuffle_seq"),
         pl.col("decks").filter(shuffle).first().alias("decks"),
         pl.col("seq").filter(cover).min().alias("cover_seq"),
-        pl.col("round").filter(cover).first().alias("cover_round"),  # rows are in seq order
-        pl.col("round").max().alias("last_round"),
-    ).collect()
+        pl.col("round").filter(cover).first().alias("cover_round"),
+    )
 
 
-def build_shoes(ctx: GameContext) -> pl.DataFrame:
+def _per_shoe(ctx: GameContext) -> pl.DataFrame:
+    """One row per shoe in the order of its first row, with `rids`, its rounds."""
+    spans = _per_round(ctx).group_by(SHOE_KEY, maintain_order=True).agg(
+        pl.col("first_seq").min(),
+        pl.col("last_seq").max(),
+        pl.col("rid").alias("rids"),
+        pl.col("last_round").max(),
+    )
+    shoes = spans.join(_marks(ctx), on=SHOE_KEY, how="left", nulls_equal=True,
+                       maintain_order="left")
+    return shoes.select(
+        *SHOE_KEY, "first_seq", "last_seq", pl.col("auditable").fill_null(False),
+        "shuffle_seq", "decks", "cover_seq", "cover_round", "last_round", "rids",
+    ).collect(engine="in-memory")
+
+
+def build_shoes_with_rounds(ctx: GameContext) -> pl.DataFrame:
     return (
         _per_shoe(ctx)
         .sort("table_id", "first_seq")
@@ -61,6 +116,21 @@ def build_shoes(ctx: GameContext) -> pl.DataFrame:
     )
 
 
+def _shoes_with_rounds(ctx: GameContext) -> pl.DataFrame:
+    """`shoes` with `rids`, each shoe's round ids: both frames are read from it."""
+    return ctx.derived("blackjack.shoes_with_rounds", build_shoes_with_rounds)
+
+
 def shoes(ctx: GameContext) -> pl.DataFrame:
     """The shoes (see the module docstring), shared by the shoe-level rules."""
-    return ctx.derived("blackjack.shoes", build_shoes)
+    return ctx.derived("blackjack.shoes", lambda c: _shoes_with_rounds(c).drop("rids"))
+
+
+def build_round_shoes(ctx: GameContext) -> pl.DataFrame:
+    numbered = _shoes_with_rounds(ctx).select(pl.col("rids").alias("rid")).with_row_index("shoe")
+    return numbered.explode("rid").select("rid", "shoe")
+
+
+def round_shoes(ctx: GameContext) -> pl.DataFrame:
+    """Each round id with the row number of its shoe in `shoes` (module docstring)."""
+    return ctx.derived("blackjack.round_shoes", build_round_shoes)

@@ -66,23 +66,38 @@ def _round_state(ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def build_dealer_cards(ctx: GameContext) -> pl.DataFrame:
-    dealt = replay.cards(ctx).filter(pl.col("target") == "dealer")
-    dealt = dealt.sort(replay.order(ctx, dealt, "rid", "seq"), maintain_order=True)
+def _hand_counts(dealt: pl.DataFrame) -> pl.DataFrame:
+    """Per row of `dealt` (dealer cards sorted by rid, seq): n, and the dealer's hand
+    after the card and before it (null for the first). Worked out on a narrow frame, one
+    step at a time, so that each running sum is taken once and not per column using it."""
     value = pl.col("value").cast(pl.Int32).fill_null(0)
-    ace = (value == engine.ACE).cast(pl.Int32)
-    # the dealer's hand before the card (null for the first) and after it
-    hard_before, aces_before = runs.sum_before(value, ["rid"]), runs.sum_before(ace, ["rid"])
-    hard, has_ace = hard_before + value, aces_before + ace > 0
-    first = runs.starts(["rid"])
-    before_has_ace = aces_before > 0
-    return dealt.with_columns(
+    narrow = dealt.select(
+        "rid",
+        runs.starts(["rid"]).alias("first"),
         runs.position(["rid"]).cast(pl.Int32).alias("n"),
+        value.alias("v"),
+        (value == engine.ACE).cast(pl.Int32).alias("a"),
+    )
+    first = pl.col("first")
+    narrow = narrow.with_columns(
+        runs.sum_before(pl.col("v"), ["rid"], first).alias("hard_before"),
+        runs.sum_before(pl.col("a"), ["rid"], first).alias("aces_before"),
+    )
+    hard_before, before_has_ace = pl.col("hard_before"), pl.col("aces_before") > 0
+    hard, has_ace = hard_before + pl.col("v"), (pl.col("aces_before") + pl.col("a")) > 0
+    return narrow.select(
+        "n",
         engine.total_from(hard, has_ace).alias("total"),
         engine.soft_from(hard, has_ace).alias("soft"),
         pl.when(~first).then(engine.total_from(hard_before, before_has_ace)).alias("before_total"),
         pl.when(~first).then(engine.soft_from(hard_before, before_has_ace)).alias("before_soft"),
-    ).join(_round_state(ctx), on="rid", how="inner")
+    )
+
+
+def build_dealer_cards(ctx: GameContext) -> pl.DataFrame:
+    dealt = replay.dealer_rows(ctx)
+    dealt = dealt.sort(replay.order(ctx, dealt, "rid", "seq"), maintain_order=True)
+    return dealt.hstack(_hand_counts(dealt)).join(_round_state(ctx), on="rid", how="inner")
 
 
 def dealer_cards(ctx: GameContext) -> pl.DataFrame:

@@ -329,9 +329,10 @@ def _split_wagers(ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def _split_wager_wrong(ctx: GameContext) -> pl.DataFrame:
-    """A split wager not equal to the patron's original wager, at the wager row."""
-    wagers = _split_wagers(ctx).filter(
+def _split_wager_wrong(split_wagers: pl.DataFrame) -> pl.DataFrame:
+    """A split wager (of `_split_wagers`) not equal to the patron's original wager, at the
+    wager row."""
+    wagers = split_wagers.filter(
         pl.col("original").is_not_null() & (pl.col("amount_cents") != pl.col("original"))
     )
     patron = (
@@ -356,9 +357,10 @@ def _split_wager_wrong(ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def _split_wager_missing(ctx: GameContext) -> pl.DataFrame:
-    """A split without a split wager from the seated player (who calls the decisions,
-    (h)(2)), at the split action; co-patrons may decline to cover a split ((h)(5))."""
+def _split_wager_missing(ctx: GameContext, split_wagers: pl.DataFrame) -> pl.DataFrame:
+    """A split without a split wager (of `_split_wagers`) from the seated player (who calls
+    the decisions, (h)(2)), at the split action; co-patrons may decline to cover a split
+    ((h)(5))."""
     split_boxes = play.splits(ctx).select("rid", "seat").unique()
     seated = (
         replay.wagers(ctx)
@@ -368,8 +370,7 @@ def _split_wager_missing(ctx: GameContext) -> pl.DataFrame:
         .agg(pl.col("amount_cents").sum().alias("original"))
     )
     covered = (
-        _split_wagers(ctx)
-        .filter(pl.col("player_id").is_null())
+        split_wagers.filter(pl.col("player_id").is_null())
         .select("rid", "seat", pl.col("split_seq").alias("seq"))
         .unique()
     )
@@ -394,7 +395,14 @@ def _split_wager_missing(ctx: GameContext) -> pl.DataFrame:
 
 
 def split_wrong(ctx: GameContext) -> pl.DataFrame:
-    return pl.concat([_split_values_wrong(ctx), _split_wager_wrong(ctx), _split_wager_missing(ctx)])
+    split_wagers = _split_wagers(ctx)  # both wager checks read them
+    return pl.concat(
+        [
+            _split_values_wrong(ctx),
+            _split_wager_wrong(split_wagers),
+            _split_wager_missing(ctx, split_wagers),
+        ]
+    )
 
 
 SPLIT_WRONG = register(
@@ -422,6 +430,13 @@ SPLIT_WRONG = register(
 # --- BJ205 (c)(2): split hands completed in order
 
 
+def _of_boxes(frame: pl.DataFrame, boxes: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `frame` on the boxes (rid, seat) of `boxes`. Few rounds have a split:
+    their rows are picked by round id first, so that the two-key semi-join reads few rows."""
+    rounds = frame.filter(pl.col("rid").is_in(boxes["rid"].implode()))
+    return rounds.join(boxes, on=["rid", "seat"], how="semi")
+
+
 def _split_hand_spans(ctx: GameContext) -> pl.DataFrame:
     """Hands of boxes that split: when they were made, when play on them ended (`done`:
     their last card or action, or never while they hold fewer than two cards)."""
@@ -430,8 +445,8 @@ def _split_hand_spans(ctx: GameContext) -> pl.DataFrame:
     created = splits.select(
         "rid", "seat", pl.col("new_hand").alias("hand"), pl.col("seq").alias("created")
     )
-    held = play.holdings(ctx).join(first, on=["rid", "seat"], how="semi")
-    acted = play.decisions(ctx).join(first, on=["rid", "seat"], how="semi")
+    held = _of_boxes(play.holdings(ctx), first)
+    acted = _of_boxes(play.decisions(ctx), first)
     events = pl.concat(
         [
             held.select(*HAND, pl.col("since").alias("at")),

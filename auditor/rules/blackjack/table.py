@@ -13,7 +13,7 @@ import polars as pl
 from ...audit_context import GameContext
 from ...games import common
 from ...games.blackjack import replay
-from ...games.blackjack.shoes import SHOE_KEY, shoes
+from ...games.blackjack.shoes import SHOE_KEY, round_shoes, shoes
 from ..registry import Rule, register
 
 GAME = "blackjack"
@@ -158,35 +158,37 @@ def excess_cards(ctx: GameContext) -> pl.DataFrame:
     and those few cards are the only ones it can report."""
     dealt = pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null()
     columns = [*SHOE_KEY, "round", "seq", "event", "card"]
-    rows = ctx.events.lazy().filter(dealt).select(*columns, "rid").collect(engine="in-memory")
-    decks = shoes(ctx).filter(pl.col("decks").is_not_null()).select(*SHOE_KEY, "decks")
+    rows = ctx.events.lazy().with_row_index("at").filter(dealt)
+    counted = _counted_cards(ctx, rows.select("at", "rid", "card").collect(engine="in-memory"))
+    if counted is None:  # counted by the three strings
+        rows = rows.select("at", *columns).collect(engine="in-memory")
+        decks = shoes(ctx).filter(pl.col("decks").is_not_null()).select(*SHOE_KEY, "decks")
+        too_many = (
+            rows.group_by(*SHOE_KEY, "card")
+            .len()
+            .join(decks, on=SHOE_KEY)
+            .filter(pl.col("len") > pl.col("decks"))
+        )
+        counted = rows.join(too_many, on=[*SHOE_KEY, "card"], how="semi", maintain_order="left")
+    suspect = ctx.events[counted["at"]].select(columns)
+    return common.excess_cards(suspect, shoes(ctx))
+
+
+def _counted_cards(ctx: GameContext, rows: pl.DataFrame) -> pl.DataFrame | None:
+    """The rows (`at`: their place in ctx.events) of `rows` (at, rid, card) whose card
+    comes out of its shoe more often than the shoe's decks: counted by one integer per
+    shoe and card, the shoe's number in `shoes` and the card code's two bytes read as a
+    number. None where a row has no round id or a code is not two bytes long."""
+    code = pl.col("card").cast(pl.Binary).bin.reinterpret(dtype=pl.UInt16)
     if rows["rid"].null_count():
-        key = SHOE_KEY
-    else:  # counted by shoe number and card, not by three strings
-        numbers = _shoe_numbers(ctx, decks)
-        rows = rows.with_columns(replay.by_rid(ctx, numbers, "shoe").alias("shoe"))
-        decks = numbers.select("shoe", "decks").unique()
-        key = ["shoe"]
-    too_many = (
-        rows.group_by(*key, "card")
-        .len()
-        .join(decks, on=key)
-        .filter(pl.col("len") > pl.col("decks"))
-    )
-    suspect = rows.join(too_many, on=[*key, "card"], how="semi", maintain_order="left")
-    return common.excess_cards(suspect.select(columns), shoes(ctx))
-
-
-def _shoe_numbers(ctx: GameContext, decks: pl.DataFrame) -> pl.DataFrame:
-    """Per round id (of every row, shuffles and burns included) the number of its shoe
-    among `decks` (table_id, shoe_id, decks), and those decks; rounds of shoes not in
-    `decks` are left out."""
-    rids = ctx.events.lazy().select("rid", *SHOE_KEY).filter(pl.col("rid").is_not_null())
-    if ctx.events["rid"].is_sorted():  # rounds follow each other: grouped as runs
-        rids = rids.with_columns(pl.col("rid").set_sorted())
-    per_rid = rids.group_by("rid").agg(pl.col(SHOE_KEY).first()).collect(engine="in-memory")
-    numbered = decks.with_row_index("shoe")
-    return per_rid.join(numbered, on=SHOE_KEY).select("rid", "shoe", "decks")
+        return None
+    shoe = replay.by_rid(ctx, round_shoes(ctx), "shoe").cast(pl.Int64)
+    keyed = rows.select("at", (shoe * 2**16 + code).alias("key"))
+    if keyed["key"].null_count():
+        return None
+    decks = pl.lit(shoes(ctx)["decks"]).gather(pl.col("key") // 2**16)
+    too_many = keyed.group_by("key").len().filter(pl.col("len") > decks)["key"]
+    return keyed.filter(pl.col("key").is_in(too_many.implode()))
 
 
 CARD_OVER_DECKS = register(
