@@ -708,6 +708,21 @@ def misjudged_message() -> pl.Expr:
     )
 
 
+def late_or_misjudged(settled: str, went_on: str, late: str) -> tuple[pl.Expr, pl.Expr]:
+    """For money to be settled before play goes on ((e)(4), (f)(1)(i)): which rows are
+    findings (settled wrong, or right but only at `settled`, after play went on at
+    `went_on`) and their message. `late` words the late case, its two {} the two seqs:
+    "it was collected only at seq {}, after play had gone on at seq {}, where ..."."""
+    right = pl.col("settled_right")
+    after = right & (pl.col(settled) > pl.col(went_on)).fill_null(False)
+    message = (
+        pl.when(right)
+        .then(pl.format("{}: {}; " + late + ".", "who", "outcome_text", settled, went_on))
+        .otherwise(misjudged_message())
+    )
+    return ~right | after, message
+
+
 def findings(
     ctx: GameContext,
     frame: pl.DataFrame,

@@ -112,19 +112,12 @@ def insurance_underpaid(ctx: GameContext) -> pl.DataFrame:
 def insurance_not_collected(ctx: GameContext) -> pl.DataFrame:
     # (e)(4): collected, and "immediately" after the check: before play goes on
     lost = _settled_once(ctx, "lose")
-    late = pl.col("settled_right") & (pl.col("settled_seq") > pl.col("play_seq")).fill_null(False)
-    message = (
-        pl.when(pl.col("settled_right"))
-        .then(
-            pl.format(
-                "{}: {}; it was collected only at seq {}, after play had gone on at seq {}, "
-                "where it should have been collected at the check.",
-                "who", "outcome_text", "settled_seq", "play_seq",
-            )
-        )
-        .otherwise(money.misjudged_message())
+    wanted, message = money.late_or_misjudged(
+        "settled_seq", "play_seq",
+        "it was collected only at seq {}, after play had gone on at seq {}, "
+        "where it should have been collected at the check",
     )
-    return money.findings(ctx, lost.filter(~pl.col("settled_right") | late), message=message)
+    return money.findings(ctx, lost.filter(wanted), message=message)
 
 
 WORDING = (

@@ -100,22 +100,13 @@ def surrender_2_9_settled_wrong(ctx: GameContext) -> pl.DataFrame:
     # (f)(1)(i): "collect immediately one-half ... and return one-half": before the
     # next card or decision of the round
     frame = _surrendered(ctx).filter(pl.col("up").is_between(2, 9))
-    late = pl.col("settled_right") & (
-        pl.col("last_settled_seq") > pl.col("next_seq")
-    ).fill_null(False)
-    message = (
-        pl.when(pl.col("settled_right"))
-        .then(
-            pl.format(
-                "{}: {}; it was settled only at seq {}, after play went on at seq {}, where "
-                "half is collected and half returned immediately.",
-                "who", "outcome_text", "last_settled_seq", "next_seq",
-            )
-        )
-        .otherwise(money.misjudged_message())
+    wanted, message = money.late_or_misjudged(
+        "last_settled_seq", "next_seq",
+        "it was settled only at seq {}, after play went on at seq {}, where half is "
+        "collected and half returned immediately",
     )
     seq = pl.when(pl.col("settled_right")).then("last_settled_seq").otherwise("settled_seq")
-    return money.findings(ctx, frame.filter(~pl.col("settled_right") | late), message, seq)
+    return money.findings(ctx, frame.filter(wanted), message, seq)
 
 
 def surrender_ten_settled_wrong(ctx: GameContext) -> pl.DataFrame:
