@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from ...audit_context import GameContext
+from ..sorted_keys import marked_sorted
 from . import tableau
 
 KEY = ["table_id", "shoe_id", "round"]
@@ -49,9 +50,9 @@ def with_columns_of(
     from several.
     """
     at = (
-        sorted_key(left.select(on), on)
+        marked_sorted(left.select(on), on)
         .join(
-            sorted_key(right.select(on), on).with_row_index("_at"),
+            marked_sorted(right.select(on), on).with_row_index("_at"),
             on=on, how="left", maintain_order="left",
         )
         .get_column("_at")
@@ -61,14 +62,6 @@ def with_columns_of(
     if how == "inner" and at.null_count():
         left, at = left.filter(at.is_not_null()), at.drop_nulls()
     return pl.concat([left, right.drop(on).rechunk()[at]], how="horizontal")
-
-
-def sorted_key(frame: pl.DataFrame, column: str) -> pl.DataFrame:
-    """`frame` with `column` flagged sorted where it is: a join on a sorted key on both
-    sides merges instead of hashing."""
-    if frame.get_column(column).is_sorted():
-        return frame.with_columns(pl.col(column).set_sorted())
-    return frame
 
 
 def card_values(ctx: GameContext) -> pl.Expr:

@@ -48,6 +48,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...ingest import vocabulary
+from ..sorted_keys import marked_sorted
 from . import replay, tableau
 
 KEY = ["table_id", "shoe_id", "round"]
@@ -405,7 +406,7 @@ def build_wagers(ctx: GameContext) -> pl.DataFrame:
         winner_code.alias("winner_code"),
     )
     # a wager row carries its seat and bet (ingest), so its wid, and the code in it, is known
-    placed = replay.sorted_key(placed, "rid").with_columns(
+    placed = marked_sorted(placed, "rid").with_columns(
         (pl.col("wid") % len(BET_CODES)).alias("bet_code")
     )
     frame = (
@@ -510,7 +511,7 @@ def _with_vigs(won: pl.DataFrame, vigs: pl.DataFrame) -> pl.DataFrame:
     # seats that won, with their vigs, and the seats with vigs alone (a left join and an
     # anti join on a sorted key) take about half the time of one full join.
     key = pl.col("seat_key")
-    won = replay.sorted_key(won.select(_seat_key(), "won_cents", "banker_settled_seq"), "seat_key")
+    won = marked_sorted(won.select(_seat_key(), "won_cents", "banker_settled_seq"), "seat_key")
     vigs = vigs.group_by(_seat_key()).agg(per_seat).sort("seat_key")
     return (
         pl.concat(

@@ -38,6 +38,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ..sorted_keys import sorted_by
 from . import engine, replay, runs
 
 HAND = ["rid", "seat", "hand"]
@@ -182,9 +183,7 @@ def _by_hand_id(frame: pl.DataFrame) -> pl.DataFrame:
     hid = frame["hid"]
     if hid.dtype != pl.Int64 or hid.null_count():
         return frame
-    if not hid.is_sorted():
-        frame = frame.sort("hid", maintain_order=True)
-    return frame.with_columns(pl.col("hid").set_sorted())
+    return sorted_by(frame, "hid")
 
 
 def _held_at_actions(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:

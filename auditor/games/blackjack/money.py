@@ -61,6 +61,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ..sorted_keys import marked_sorted
 from . import engine, replay, runs
 
 KEY = ["rid", "seat", "hand", "bet", "player_id"]
@@ -544,25 +545,17 @@ def _expected_text() -> pl.Expr:
 # --- the frames -------------------------------------------------------------------
 
 
-def _marked_sorted(frame: pl.DataFrame, column: str) -> pl.DataFrame:
-    """`frame` with `column` marked sorted where it is: joined on keys sorted on both
-    sides, the rows are merged rather than hashed."""
-    if frame[column].null_count() or not frame[column].is_sorted():
-        return frame
-    return frame.with_columns(pl.col(column).set_sorted())
-
-
 def build_owed(ctx: GameContext) -> pl.DataFrame:
     hand_id = replay.hand_id(ctx)
-    hands = _marked_sorted(_hands(ctx).with_columns(hand_id).drop(HAND), "hid")
-    rounds = _marked_sorted(_rounds(ctx).sort("rid"), "rid")
+    hands = marked_sorted(_hands(ctx).with_columns(hand_id).drop(HAND), "hid")
+    rounds = marked_sorted(_rounds(ctx).sort("rid"), "rid")
     frame = (
-        _marked_sorted(_placed(ctx), "rid")
+        marked_sorted(_placed(ctx), "rid")
         .join(rounds, on="rid", how="left", maintain_order="left")
         .with_columns(hand_id)
     )
     frame = (
-        _marked_sorted(frame, "hid")
+        marked_sorted(frame, "hid")
         .join(hands, on="hid", how="left", maintain_order="left")
         .drop("hid")
         .join(_settled(ctx), on="wid", how="left", maintain_order="left")

@@ -36,6 +36,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ..sorted_keys import marked_sorted, sorted_by
 from . import engine, runs
 
 ROUND_COLUMNS = ["rid", "table_id", "shoe_id", "round"]
@@ -48,16 +49,8 @@ def in_rounds(ctx: GameContext, where: pl.Expr, *columns: str | pl.Expr) -> pl.D
     """`columns` of the rows of rounds (round >= 1) that match `where`. Lazy, so that the
     event frame is filtered first and only the rows kept are gathered, column by column."""
     kept = ctx.events.lazy().filter((pl.col("round") > 0) & where)
-    return _rid_flagged(kept.select(*columns).collect(engine="in-memory"))
-
-
-def _rid_flagged(frame: pl.DataFrame) -> pl.DataFrame:
-    """`frame` with its `rid` column marked sorted where it is sorted (as the events are,
-    unless a row strayed into a later round): group-bys by rid then read runs of rows
-    instead of hashing."""
-    if "rid" not in frame.columns or not frame["rid"].is_sorted():
-        return frame
-    return frame.with_columns(pl.col("rid").set_sorted())
+    frame = kept.select(*columns).collect(engine="in-memory")
+    return marked_sorted(frame, "rid") if "rid" in frame.columns else frame
 
 
 def least_by_rid(frame: pl.DataFrame, column: str = "seq") -> pl.DataFrame:
@@ -167,9 +160,7 @@ def group_by_hand(
     identified = pl.col("hid").is_not_null()
     by_id = rows.filter(identified)
     if not keys and by_id.schema["hid"] == pl.Int64:
-        if not by_id["hid"].is_sorted():
-            by_id = by_id.sort("hid", maintain_order=True)
-        by_id = by_id.with_columns(pl.col("hid").set_sorted())
+        by_id = sorted_by(by_id, "hid")
     by_id = by_id.group_by("hid", *keys).agg(pl.col(HAND).first(), *aggs)
     rest = rows.filter(~identified)
     groups = [by_id.select(*HAND, *keys, pl.exclude(*HAND, *keys, "hid"))]
