@@ -47,6 +47,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from .. import runs
 from . import replay, settlement
 
 SHOE = ["table_id", "shoe_id"]
@@ -87,18 +88,12 @@ def _occupied(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         .select(place.alias("place"))
         .drop_nulls()
         .sort("place")
-        .filter(_starts("place"))
+        .filter(runs.starts(["place"]))
         # sorted places give sorted rounds: the group-by reads runs
         .group_by((pl.col("place") // n).set_sorted().alias("rid"))
         .agg((pl.col("place") % n).alias("occupied"))
     )
     return rounds.join(occupied, on="rid").drop("rid")
-
-
-def _starts(*columns: str) -> pl.Expr:
-    """Whether a row begins a new run of `columns` in a frame sorted by them: the groups'
-    boundaries, where a window per group would be slow over many small groups."""
-    return pl.any_horizontal(pl.col(c).ne_missing(pl.col(c).shift(1)) for c in columns)
 
 
 def _since(start: pl.Expr, value: pl.Expr) -> pl.Expr:
@@ -134,10 +129,10 @@ def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
     # a sequence ends at its first acceptance: later offers of the round start a new one
     taken = pl.col("accepted").cast(pl.Int64)
     rows = rows.with_columns(
-        _since(_starts(*KEY), taken.cum_sum() - taken).alias("k"),
+        _since(runs.starts(KEY), taken.cum_sum() - taken).alias("k"),
         _position(ctx, pl.col("seat")).alias("pos"),
     )
-    first = _starts(*SEQUENCE)
+    first = runs.starts(SEQUENCE)
     return rows.with_columns(
         first.cum_sum().alias("sequence"),  # numbers the sequences in shoe order
         _since(first, pl.int_range(pl.len())).alias("index"),
@@ -147,7 +142,7 @@ def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
 
 def _sequences(rows: pl.DataFrame) -> pl.DataFrame:
     """One row per offer sequence, in shoe order, with the seat that accepted it."""
-    first = _starts(*SHOE)
+    first = runs.starts(SHOE)
     return (
         rows.group_by("sequence")
         .agg(
@@ -268,7 +263,7 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
         )
     )
     # the rounds in shoe order: a state carries forward to the shoe's later rounds only
-    shoe = _starts(*SHOE).cum_sum()
+    shoe = runs.starts(SHOE).cum_sum()
     same_shoe = pl.when(pl.col("has_offers")).then(shoe).forward_fill() == shoe
     return (
         rounds.join(holder, on=KEY, how="left")

@@ -38,8 +38,9 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from .. import runs
 from ..sorted_keys import sorted_by
-from . import engine, replay, runs
+from . import engine, replay
 
 HAND = ["rid", "seat", "hand"]
 PLACE = ["rid", "table_id", "shoe_id", "round"]

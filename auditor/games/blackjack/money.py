@@ -61,8 +61,9 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from .. import runs
 from ..sorted_keys import marked_sorted
-from . import engine, replay, runs
+from . import engine, replay
 
 KEY = ["rid", "seat", "hand", "bet", "player_id"]
 HAND = ["rid", "seat", "hand"]

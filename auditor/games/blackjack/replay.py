@@ -36,8 +36,9 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from .. import runs
 from ..sorted_keys import marked_sorted, sorted_by
-from . import engine, runs
+from . import engine
 
 ROUND_COLUMNS = ["rid", "table_id", "shoe_id", "round"]
 HAND = ["rid", "seat", "hand"]

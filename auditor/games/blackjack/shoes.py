@@ -26,7 +26,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from . import runs
+from .. import runs
 
 SHOE_KEY = ["table_id", "shoe_id"]
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...games import runs
 from ...games.baccarat import replay, settlement
 from ...house import HouseRules
 from ..registry import Rule, register
@@ -60,11 +61,6 @@ def _out_of_place(key: pl.Expr) -> pl.Expr:
     return (ranked > lowest_after).fill_null(False)
 
 
-def _starts_round() -> pl.Expr:
-    """Whether a row is its round's first, over rows sorted by round."""
-    return pl.col("rid").ne_missing(pl.col("rid").shift(1))
-
-
 def _first_out(rows: pl.DataFrame, procedure: str) -> pl.DataFrame:
     """`bad_<procedure>`: per round with a row out of place, the first such row's seq.
 
@@ -93,7 +89,7 @@ def build_order(ctx: GameContext) -> pl.DataFrame:
         .sort("rid", "seq")
         .with_columns(_out_of_place(key).alias(f"out_{p}") for p, key in _keys().items())
     )
-    per_round = rows.filter(_starts_round()).select("rid")
+    per_round = rows.filter(runs.starts(["rid"])).select("rid")
     for p in PROCEDURES:
         per_round = per_round.join(_first_out(rows, p), on="rid", how="left", maintain_order="left")
     per_round = per_round.select(

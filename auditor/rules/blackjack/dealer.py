@@ -19,7 +19,8 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.blackjack import engine, replay, runs
+from ...games import runs
+from ...games.blackjack import engine, replay
 from ..registry import Rule, register
 
 GAME = "blackjack"

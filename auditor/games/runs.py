@@ -1,4 +1,4 @@
-"""Running numbers within groups, for frames sorted by their group keys.
+"""Running numbers within groups, for frames sorted by their group keys (both games).
 
 A window that is not an aggregation (`cum_sum().over(...)`, `int_range(...).over(...)`,
 `shift().over(...)`) costs about a microsecond per group, and hands, wagers and
