@@ -23,6 +23,11 @@ def starts(keys: Sequence[str]) -> pl.Expr:
     return changed | (pl.int_range(pl.len()) == 0)
 
 
+def ends(keys: Sequence[str]) -> pl.Expr:
+    """Whether the row is the last of its run of equal `keys` (nulls equal)."""
+    return starts(keys).shift(-1, fill_value=True)
+
+
 def _at_start(value: pl.Expr, keys: Sequence[str]) -> pl.Expr:
     """`value` as it was on the first row of the row's run."""
     return pl.when(starts(keys)).then(value).forward_fill()
@@ -54,7 +59,7 @@ def totals(frame: pl.DataFrame, keys: Sequence[str], sums: dict[str, pl.Expr]) -
     per name in `sums` the sum of that expression over the run (nulls counted 0), read off
     running sums at the run's ends. As `group_by(keys).agg(...)` in run order, without
     the group-by's cost per group, where most runs are one to three rows."""
-    first, last = starts(keys), starts(keys).shift(-1, fill_value=True)
+    first, last = starts(keys), ends(keys)
     values = {name: value.fill_null(0) for name, value in sums.items()}
     running = frame.select(
         first.alias("_first"),

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from ...audit_context import GameContext
+from .. import runs
 from ..sorted_keys import marked_sorted
 from . import tableau
 
@@ -112,18 +113,17 @@ MARKS = ("round_start", "no_more_bets", "round_end", "result", "void", "cover_ca
 def _spans(ctx: GameContext) -> pl.DataFrame:
     # The rows are in log order, so the rows of a round come in runs (one, unless the
     # round was interleaved with another): the first and last rows of the runs bound it.
-    rid = pl.col("rid")
-    starts = ctx.events.lazy().filter(rid.ne_missing(rid.shift(1)))
-    ends = ctx.events.lazy().filter(rid.ne_missing(rid.shift(-1)))
-    runs = pl.concat(
+    events = ctx.events.lazy()
+    bounds = pl.concat(
         [
-            starts.select("rid", *KEY, pl.col("seq").alias("first_seq")),
-            ends.select(pl.col("seq").alias("last_seq")),
+            events.filter(runs.starts(["rid"]))
+            .select("rid", *KEY, pl.col("seq").alias("first_seq")),
+            events.filter(runs.ends(["rid"])).select(pl.col("seq").alias("last_seq")),
         ],
         how="horizontal",
     )
     return (
-        runs.group_by("rid")
+        bounds.group_by("rid")
         .agg(pl.col(KEY).first(), pl.col("first_seq").min(), pl.col("last_seq").max())
         .sort("rid")
         .collect(engine=ENGINE)
