@@ -71,10 +71,6 @@ def _parts(log: Log) -> list[list[str] | None]:
     return parts
 
 
-# Parts are audited in one worker process, one part at a time: polars already keeps
-# the cores busy within a part (two parts at once on two cores gained about 10%, for
-# a third more memory, too close to the 4 GB a million rounds may take).
-
 # The worker's allocator (polars' jemalloc) keeps freed memory for 5 s before giving
 # it back, not the 0.5 s polars sets, and large blocks too (by default they have an
 # arena of their own that gives them back at once), all in one arena: the next step
@@ -116,7 +112,9 @@ def _worker_part(job: tuple[list[str], bool, int, pl.DataFrame | None]) -> PartR
 
 class _Worker:
     """The worker process, started when asked (or at the first part) and stopped on
-    leaving. One process: the setting is sent once and its parts follow in order."""
+    leaving. One process, one part at a time: polars already keeps the cores busy
+    within a part (two parts at once on two cores gained about 10%, for a third more
+    memory). The setting is sent once and its parts follow in order."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None
