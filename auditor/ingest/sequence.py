@@ -65,17 +65,21 @@ def with_round_ids(ordered: pl.DataFrame) -> pl.DataFrame:
     return ordered
 
 
-def seq_problems(in_file_order: pl.DataFrame, ordered: pl.DataFrame) -> pl.DataFrame:
+def seq_problems(in_file_order: pl.DataFrame | None, ordered: pl.DataFrame) -> pl.DataFrame:
     """Duplicate `seq` within a table, and `seq` going backwards within a file.
 
     `ordered` is sorted by table and seq, stably, so of two rows with one seq
-    the one later in file order is the one reported.
+    the one later in file order is the one reported. `in_file_order`: the rows'
+    places in file order, or None where no seq goes backwards (each table's seq
+    was seen to rise in row order).
     """
     same = (pl.col("table_id") == pl.col("table_id").shift(1)) & (
         pl.col("seq") == pl.col("seq").shift(1)
     )
     duplicates = ordered.filter(same.fill_null(False))
     previous = pl.col("seq").shift(1).over(v.FILE_ID, "table_id")
+    if in_file_order is None:
+        in_file_order = ordered.select(v.ROW, v.FILE_ID, v.LINE, "table_id", "seq").clear()
     backwards = in_file_order.with_columns(previous.alias("previous")).filter(
         pl.col("seq") < pl.col("previous")
     )
