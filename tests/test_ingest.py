@@ -199,3 +199,21 @@ def test_parquet_slice_that_cannot_be_read_loses_its_rows_only(tmp_path, monkeyp
     assert counts["rows"]["balanced"]
     assert counts["rows"]["unreadable_records"] == 500
     assert counts["rows"]["audited"] > 0
+
+
+def test_card_codes_are_exactly_the_formats_rank_then_suit():
+    """The card check compares with the list of codes; the list is the language of the
+    format's pattern, rank A23456789TJQK then suit SHDC: every string of up to three
+    characters from a wide alphabet is in the list exactly when the pattern matches."""
+    import itertools
+    import re
+
+    from auditor.ingest import vocabulary as v
+
+    pattern = re.compile(r"[A2-9TJQK][SHDC]")
+    alphabet = "".join(sorted(set(v.RANKS + v.SUITS + "01aAsStT \n-+٣")))
+    for size in (0, 1, 2, 3):
+        for letters in itertools.product(alphabet, repeat=size):
+            text = "".join(letters)
+            assert (text in v.CARDS) == bool(pattern.fullmatch(text)), text
+    assert len(v.CARDS) == 52

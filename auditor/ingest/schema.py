@@ -108,7 +108,7 @@ def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
             "card",
             IN_CARD_INVALID,
             "rank A23456789TJQK then suit SHDC, e.g. TD",
-            lambda: _null_or("card", pl.col("card").str.contains(v.CARD_PATTERN)),
+            lambda: _null_or("card", pl.col("card").is_in(v.CARDS)),
         ),
         RowCheck(
             "amount not negative",

@@ -74,8 +74,10 @@ ACTIONS = ("hit", "stand", "double", "split", "surrender")
 MODES = ("collected", "marked")
 WINNERS = ("player", "banker", "tie")
 
-CARD_PATTERN = r"^[A2-9TJQK][SHDC]$"
 RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+# Every card code, rank then suit (e.g. TD): a card is valid when it is one of these
+CARDS = tuple(rank + suit for rank in RANKS for suit in SUITS)
 
 # Which fields each event must carry (the "fields" columns of the Events
 # tables). `hand` is required on blackjack money and action rows only, and

@@ -223,8 +223,7 @@ _CARD_COUNT_KINDS = frozenset({"BA201", "BA202", "BA203", "BA204", "BA205", "BA2
 _VIG_KINDS = frozenset({"BA601", "BA603"})
 
 RANKS = v.RANKS
-SUITS = "SHDC"
-CODES = tuple(rank + suit for rank in RANKS for suit in SUITS)  # card index -> code
+CODES = v.CARDS  # card index -> code
 BET_ORDER = ("banker", "player", "tie", "dragon_banker", "dragon_player", "dragon7", "panda8")
 MAIN_DOLLARS = (
     25,

@@ -188,8 +188,7 @@ _NATURAL_KINDS = frozenset({"BJ502", "BJ702", "BJ705"})
 # --- cards and the closed vocabularies (held as small integers until the frame) ---
 
 RANKS = v.RANKS
-SUITS = "SHDC"
-CODES = tuple(rank + suit for rank in RANKS for suit in SUITS)  # card index -> code
+CODES = v.CARDS  # card index -> code
 VALUE = tuple(min(1 + i // 4, 10) for i in range(52))  # ace 1, 2-9, ten and faces 10
 TARGETS = ("dealer", "seat")
 BETS = v.BLACKJACK_BETS
