@@ -217,3 +217,23 @@ def test_card_codes_are_exactly_the_formats_rank_then_suit():
             text = "".join(letters)
             assert (text in v.CARDS) == bool(pattern.fullmatch(text)), text
     assert len(v.CARDS) == 52
+
+
+def test_events_come_sorted_by_table_and_flagged_so(tmp_path):
+    """Group-bys and joins by table trust the sorted flag the ingest sets: the rows
+    must be in the tables' text order whatever order the file interleaves them in."""
+    tables = ["b", "A", "ä", "B-10", "B-9"]
+    rows = [
+        {"table_id": t, "game": "baccarat", "shoe_id": "S1", "round": 0, "seq": seq,
+         "ts": f"2026-11-01T20:00:{seq:02d}",
+         **({"event": "shuffle", "decks": 8} if seq == 1 else {"event": "burn", "card": "TD"})}
+        for seq in (1, 2, 3) for t in tables
+    ]
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    part = ingest(expand([str(log)]))
+    for frame in (part.events, part.audited):
+        table = frame.get_column("table_id")
+        assert table.flags["SORTED_ASC"]
+        assert table.to_list() == sorted(t for _ in (1, 2, 3) for t in tables)
+        assert frame.get_column("seq").to_list() == [1, 2, 3] * len(tables)

@@ -141,7 +141,10 @@ def ingest_part(
     # the sort takes the only reference to the unsorted frame, so it can release it
     holder = [events]
     del events
-    ordered = sequence.with_round_ids(_sorted_releasing(holder, order))
+    # sorted by table (by code, in the tables' text order): flagged, so that group-bys
+    # and joins by table read runs of rows instead of hashing text
+    ordered = _sorted_releasing(holder, order).with_columns(pl.col("table_id").set_sorted())
+    ordered = sequence.with_round_ids(ordered)
     problems.append(sequence.seq_problems(in_file_order, ordered))
     problems.append(sequence.order_problems(ordered))
     places = pl.concat([f.select(PLACE).cast({"game": pl.String}) for f in (ordered, unplaced)])
@@ -151,7 +154,9 @@ def ingest_part(
     audited = ordered
     if unauditable.height:
         audited = ordered.join(unauditable, on=ROUND_KEY, how="anti", maintain_order="left")
-        if ordered["rid"].flags["SORTED_ASC"]:  # rows kept in order: still sorted
+        # rows kept in order: still sorted
+        audited = audited.with_columns(pl.col("table_id").set_sorted())
+        if ordered["rid"].flags["SORTED_ASC"]:
             audited = audited.with_columns(pl.col("rid").set_sorted())
     return Ingested(log.files, ordered, unplaced, located, unauditable, audited, orphans)
 
