@@ -119,20 +119,21 @@ def _rounds(ordered: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _by_rid(rounds: pl.DataFrame, column: str) -> pl.Series:
+    """A column of one row per round id, indexed by the id itself (ids are small
+    integers): a row reads its round's value by a gather, not a join."""
+    size = int(rounds["rid"].max() or 0) + 1
+    empty = pl.Series(column, dtype=rounds.schema[column]).extend_constant(None, size)
+    return empty.scatter(rounds["rid"], rounds[column])
+
+
 def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
     """Rows after their round's round_end, rounds with no shuffle, rounds not closed.
 
     `ordered` holds the rows whose keys parsed, sorted by table and seq, with `rid`.
     """
     rounds = _rounds(ordered)
-    # only the columns a problem needs go through the join: the frame is large
-    late = (
-        ordered.select("rid", "seq", "event", "round", "shoe_id", "table_id", v.ROW, v.FILE_ID,
-                       v.LINE)
-        .join(rounds.filter(pl.col("end_seq").is_not_null()).select("rid", "end_seq"),
-              on="rid", how="inner", maintain_order="left")
-        .filter(pl.col("seq") > pl.col("end_seq"))
-    )
+    late = ordered.filter(pl.col("seq") > _by_rid(rounds, "end_seq").gather(ordered["rid"]))
     played = rounds.filter(pl.col("round") > 0)
     unshuffled = played.filter(
         pl.col("shuffle_seq").is_null() | (pl.col("shuffle_seq") > pl.col("seq"))
