@@ -89,13 +89,31 @@ def _not_auditable(ingested: Ingested) -> pl.DataFrame:
     )
 
 
-def _unlisted_tables(events: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
-    tables = (
-        events.filter(pl.col("table_id").is_not_null() & pl.col("game").is_in(GAMES))
-        .group_by("table_id", "game")
-        .agg(pl.col("seq").min())
-        .sort("table_id")
+def _games_of_tables(events: pl.DataFrame) -> pl.DataFrame:
+    """(table_id, game, seq): each table's games and the first seq of each. A table
+    has one game but in a faulty log: then grouping by the table alone (its rows in
+    runs, the events being sorted by table) says it all, without hashing pairs."""
+    known = pl.col("game").is_in(GAMES)
+    per_table = (
+        events.group_by("table_id")
+        .agg(
+            pl.col("game").filter(known).n_unique().alias("games"),
+            pl.col("game").filter(known).first(),
+            pl.col("seq").filter(known).min(),
+        )
+        .filter(pl.col("table_id").is_not_null() & (pl.col("games") > 0))
     )
+    if per_table.select((pl.col("games") > 1).any()).item():
+        per_table = (
+            events.filter(pl.col("table_id").is_not_null() & known)
+            .group_by("table_id", "game")
+            .agg(pl.col("seq").min())
+        )
+    return per_table.select("table_id", "game", "seq").sort("table_id", "game")
+
+
+def _unlisted_tables(events: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
+    tables = _games_of_tables(events)
     unlisted = [
         row
         for row in tables.iter_rows(named=True)
