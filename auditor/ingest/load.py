@@ -147,7 +147,7 @@ def ingest_part(
     ordered = sequence.with_round_ids(ordered)
     problems.append(sequence.seq_problems(in_file_order, ordered))
     problems.append(sequence.order_problems(ordered))
-    places = pl.concat([f.select(PLACE).cast({"game": pl.String}) for f in (ordered, unplaced)])
+    places = pl.concat([f.select(PLACE) for f in (ordered, unplaced)])
     located = _locate(pl.concat(problems), places)
     others = [] if tables is None else _tables_of_other_parts(log, tables)
     unauditable, orphans = _unauditable_rounds(located, places, orphans_elsewhere, others)
@@ -248,7 +248,10 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     """
     # only the rows that have problems are looked up: the event frame is large
     lines = problems.select(v.FILE_ID, v.LINE).drop_nulls().unique()
-    where = events.select(PLACE).join(lines, on=[v.FILE_ID, v.LINE], how="semi")
+    where = (
+        events.select(PLACE).join(lines, on=[v.FILE_ID, v.LINE], how="semi")
+        .cast({"game": pl.String})  # as problems name it (the few rows with one)
+    )
     problems = (
         problems.cast(PROBLEM_SCHEMA)
         .join(
