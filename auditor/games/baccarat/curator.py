@@ -16,7 +16,8 @@ position with the smallest (position - p - 1) mod n, so the order wraps.
 
 `offers(ctx)`: one row per shoe_offer of a big table, with
   round (the round it precedes, >= 1), row_round (the round the row carries: 0 or round),
-  seq, seat, accepted, pos (house position)
+  seq, seat, accepted, rid (the id of the round it precedes; null when that round is not
+  in the log), pos (house position)
   k          which sequence of its round (0 unless an earlier offer of the round was accepted)
   sequence   its sequence's number, in shoe order
   index      place within its sequence (0 = the sequence's first offer)
@@ -48,6 +49,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from .. import runs
+from ..sorted_keys import sorted_by
 from . import replay, settlement
 
 SHOE = ["table_id", "shoe_id"]
@@ -74,17 +76,16 @@ def _seat_at(ctx: GameContext, position: pl.Expr) -> pl.Expr:
     )
 
 
-def _occupied(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
-    """Positions with a wager in each round of `keys` (the rounds offers precede): the
-    seats the shoe may be offered to."""
-    rounds = keys.join(replay.spans(ctx).select("rid", *KEY), on=KEY)
+def _occupied(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
+    """Per round of `rids` with a wager (rid, the rounds offers precede): the positions
+    with a wager in it, the seats the shoe may be offered to."""
     # each round's positions sorted and once each before they are gathered into lists:
     # the round and position as one integer, to sort and compare one column
     n = len(ctx.house.baccarat["seats"])
     place = pl.col("rid") * n + _position(ctx, pl.col("seat"))
-    occupied = (
+    return (
         settlement.wager_rows(ctx)
-        .filter(pl.col("rid").is_in(rounds.get_column("rid").implode()))
+        .filter(pl.col("rid").is_in(rids.implode()))
         .select(place.alias("place"))
         .drop_nulls()
         .sort("place")
@@ -93,12 +94,29 @@ def _occupied(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         .group_by((pl.col("place") // n).set_sorted().alias("rid"))
         .agg((pl.col("place") % n).alias("occupied"))
     )
-    return rounds.join(occupied, on="rid").drop("rid")
 
 
 def _since(start: pl.Expr, value: pl.Expr) -> pl.Expr:
     """`value` less its value at the last row where `start` holds."""
     return value - pl.when(start).then(value).forward_fill()
+
+
+def _preceded(ctx: GameContext, rows: pl.DataFrame) -> pl.Expr:
+    """The id of the round each offer of `rows` precedes: its row's own, or for an
+    offer before round 1, round 1's of its shoe (null when round 1 is not in the log).
+    Only the shoes' first rounds are looked up by their keys: few rows."""
+    round_one = (
+        replay.spans(ctx)
+        .filter(pl.col("round") == 1)
+        .select(*SHOE, pl.col("rid").alias("round_one"))
+    )
+    # a round key has one id: one row of round 1 per shoe at most
+    early = rows.select(*SHOE).join(round_one, on=SHOE, how="left", maintain_order="left")
+    return (
+        pl.when(pl.col("row_round") >= 1)
+        .then(pl.col("rid"))
+        .otherwise(pl.lit(early.get_column("round_one")))
+    )
 
 
 def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
@@ -108,24 +126,22 @@ def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
     offered = (
         ctx.events.lazy()
         .filter(pl.col("event") == "shoe_offer")
-        .select(*KEY, "seq", "seat", "accepted")
+        .select("rid", *KEY, "seq", "seat", "accepted")
         .collect(engine=replay.ENGINE)
     )
-    rows = (
-        offered.lazy()
-        .filter(pl.col("table_id").is_in(big.get_column("table_id").to_list()))
-        .select(
-            *SHOE,
-            # an offer recorded before the first round (round 0) precedes round 1
-            pl.max_horizontal(pl.col("round"), pl.lit(1)).cast(pl.Int64).alias("round"),
-            pl.col("round").cast(pl.Int64).alias("row_round"),
-            "seq",
-            pl.col("seat").cast(pl.Int64),
-            accepted.alias("accepted"),
-        )
-        .sort(*KEY, "seq")
-        .collect(engine=replay.ENGINE)
+    rows = offered.filter(pl.col("table_id").is_in(big.get_column("table_id").to_list()))
+    rows = rows.select(
+        *SHOE,
+        # an offer recorded before the first round (round 0) precedes round 1
+        pl.max_horizontal(pl.col("round"), pl.lit(1)).cast(pl.Int64).alias("round"),
+        pl.col("round").cast(pl.Int64).alias("row_round"),
+        "seq",
+        pl.col("seat").cast(pl.Int64),
+        accepted.alias("accepted"),
+        "rid",
     )
+    # the offers come in log order, which is mostly the order of their rounds already
+    rows = replay.sorted_on(rows.with_columns(_preceded(ctx, rows).alias("rid")), [*KEY, "seq"])
     # a sequence ends at its first acceptance: later offers of the round start a new one
     taken = pl.col("accepted").cast(pl.Int64)
     rows = rows.with_columns(
@@ -141,27 +157,36 @@ def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
 
 
 def _sequences(rows: pl.DataFrame) -> pl.DataFrame:
-    """One row per offer sequence, in shoe order, with the seat that accepted it."""
+    """One row per offer sequence of `rows` (sorted by `sequence`), in shoe order, with
+    the seat that accepted it.
+
+    A sequence ends at its first acceptance, so only its last offer can be accepted:
+    the sequences are read off the first and last rows of their runs, not grouped.
+    """
     first = runs.starts(SHOE)
-    return (
-        rows.group_by("sequence")
-        .agg(
-            pl.col(SEQUENCE).first(),
-            pl.col("seat").filter(pl.col("accepted")).first().alias("acceptor"),
-        )
-        .sort("sequence")
-        .with_columns(
-            first.alias("shoe_first"),
-            pl.when(~first).then(pl.col("acceptor").shift(1)).alias("prev_curator"),
-        )
+    starts = rows.filter(runs.starts(["sequence"])).select("sequence", "rid", *SEQUENCE)
+    ends = rows.filter(runs.ends(["sequence"])).select(
+        pl.when(pl.col("accepted")).then(pl.col("seat")).alias("acceptor")
+    )
+    return pl.concat([starts, ends], how="horizontal").with_columns(
+        first.alias("shoe_first"),
+        pl.when(~first).then(pl.col("acceptor").shift(1)).alias("prev_curator"),
     )
 
 
 def _next_occupied(ctx: GameContext, ref: pl.Expr) -> pl.Expr:
-    """The seat at the first occupied position after position `ref`, wrapping round."""
+    """The seat at the first occupied position after position `ref`, wrapping round.
+
+    The occupied positions are sorted, so it is the one after those up to `ref`
+    (counted as (n + ref - position) // n, 1 for a position up to `ref`), or the
+    first when none is after: a count and a lookup, where the distance to every
+    position and its smallest cost several times more.
+    """
     n = len(ctx.house.baccarat["seats"])
-    distance = (pl.col("occupied") - ref - 1 + n) % n
-    return _seat_at(ctx, pl.col("occupied").list.get(distance.list.arg_min(), null_on_oob=True))
+    occupied = pl.col("occupied")
+    up_to_ref = ((n + ref - occupied) // n).list.sum()
+    position = occupied.list.get(up_to_ref % occupied.list.len(), null_on_oob=True)
+    return _seat_at(ctx, pl.when(ref.is_not_null()).then(position))
 
 
 def _or_seat(ctx: GameContext) -> pl.Expr:
@@ -183,7 +208,9 @@ def _or_seat(ctx: GameContext) -> pl.Expr:
 def build_offers(ctx: GameContext) -> pl.DataFrame:
     big = _big_tables(ctx)
     rows = _offer_rows(ctx, big)
-    sequences = _sequences(rows).select("sequence", "shoe_first", "prev_curator")
+    # the sequences are numbered 1, 2, ... in order: each offer's is found by its number
+    sequences = _sequences(rows).select("shoe_first", "prev_curator")
+    occupied = _occupied(ctx, rows.get_column("rid"))
     seat_one = _position(ctx, pl.lit(1, pl.Int64)).fill_null(0)
     first, later = pl.col("index") == 0, pl.col("index") > 0
     shoe_first = first & pl.col("shoe_first")
@@ -205,10 +232,11 @@ def build_offers(ctx: GameContext) -> pl.DataFrame:
         .when(later)
         .then(_position(ctx, pl.col("prev_seat")))
     )
-    return (
-        rows.join(sequences, on="sequence", how="left")
-        .join(_occupied(ctx, rows.select(KEY).unique()), on=KEY, how="left")
-        .with_columns(
+    offered = pl.concat(
+        [rows, sequences[rows.get_column("sequence") - 1]], how="horizontal"
+    ).join(occupied, on="rid", how="left", maintain_order="left")
+    return replay.sorted_on(
+        offered.with_columns(
             pl.col("occupied").fill_null(pl.lit([], pl.List(pl.Int64))),
             judged_by.alias("judged_by"),
             ref.alias("ref"),
@@ -221,8 +249,8 @@ def build_offers(ctx: GameContext) -> pl.DataFrame:
             _next_occupied(ctx, pl.col("ref")).alias("expected_seat"),
         )
         .with_columns(_or_seat(ctx).alias("or_seat"))
-        .drop("ref")
-        .sort("table_id", "seq")
+        .drop("ref"),
+        ["table_id", "seq"],
     )
 
 
@@ -233,17 +261,18 @@ def offers(ctx: GameContext) -> pl.DataFrame:
 
 def build_curators(ctx: GameContext) -> pl.DataFrame:
     big = _big_tables(ctx)
-    sequences = _sequences(offers(ctx))
-    # the last sequence of a round decides who deals it
+    # the offers back in the order of their sequences
+    sequences = _sequences(sorted_by(offers(ctx), "sequence"))
+    # the last sequence of a round decides who deals it; a round key has one id
     holder = (
-        sequences.group_by(KEY, maintain_order=True)
-        .agg(pl.col("acceptor").last())  # the sequences are in shoe order
-        .with_columns(pl.lit(True).alias("has_offers"))
+        sequences.filter(runs.ends(KEY) & pl.col("rid").is_not_null())
+        .select("rid", "acceptor", pl.lit(True).alias("has_offers"))
     )
     # the columns first, then the rows: the rounds' lists are not copied
     rounds = (
         replay.rounds(ctx)
         .select(
+            "rid",
             *KEY,
             "start_seq",
             "winner",
@@ -254,7 +283,7 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
             "void",
             "dealt",
         )
-        .join(big, on="table_id", how="semi")
+        .filter(pl.col("table_id").is_in(big.get_column("table_id").to_list()))
     )
     state = pl.when(pl.col("has_offers")).then(
         pl.struct(
@@ -265,9 +294,9 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
     # the rounds in shoe order: a state carries forward to the shoe's later rounds only
     shoe = runs.starts(SHOE).cum_sum()
     same_shoe = pl.when(pl.col("has_offers")).then(shoe).forward_fill() == shoe
+    rounds = replay.sorted_on(replay.with_columns_of(rounds, holder, "rid"), KEY)
     return (
-        rounds.join(holder, on=KEY, how="left")
-        .sort(*KEY)
+        rounds.drop("rid")
         .with_columns(pl.col("has_offers").fill_null(False))
         .with_columns(pl.when(same_shoe).then(state.forward_fill()).alias("state"))
         .unnest("state")

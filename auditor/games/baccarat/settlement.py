@@ -48,7 +48,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...ingest import vocabulary
-from ..sorted_keys import marked_sorted
+from ..sorted_keys import marked_sorted, sorted_by
 from . import replay, tableau
 
 KEY = ["table_id", "shoe_id", "round"]
@@ -512,7 +512,12 @@ def _with_vigs(won: pl.DataFrame, vigs: pl.DataFrame) -> pl.DataFrame:
     # anti join on a sorted key) take about half the time of one full join.
     key = pl.col("seat_key")
     won = marked_sorted(won.select(_seat_key(), "won_cents", "banker_settled_seq"), "seat_key")
-    vigs = vigs.group_by(_seat_key()).agg(per_seat).sort("seat_key")
+    # the vig rows are few: sorted by round and seat, they are grouped by runs of the key
+    vigs = (
+        sorted_by(vigs.select(_seat_key(), "amount_cents", "seq"), "seat_key")
+        .group_by("seat_key", maintain_order=True)
+        .agg(per_seat)
+    )
     return (
         pl.concat(
             [

@@ -24,6 +24,7 @@ import polars as pl
 from ...audit_context import GameContext
 from ...games import runs
 from ...games.baccarat import replay, settlement
+from ...games.sorted_keys import sorted_by
 from ...house import HouseRules
 from ..registry import Rule, register
 
@@ -61,17 +62,17 @@ def _out_of_place(key: pl.Expr) -> pl.Expr:
     return (ranked > lowest_after).fill_null(False)
 
 
-def _first_out(rows: pl.DataFrame, procedure: str) -> pl.DataFrame:
-    """`bad_<procedure>`: per round with a row out of place, the first such row's seq.
+def _first_out(procedure: str) -> pl.Expr:
+    """`bad_<procedure>`, read on the first row of each round: the seq of the round's
+    first row out of place, over rows sorted by round and seq.
 
-    The rows are sorted by round and seq, so the first is the lowest; few rows are out
-    of place, so grouping them alone is cheap.
+    Each row takes the seq of the first out-of-place row from it on, filled back from
+    that row; a value filled from a later round's row is dropped.
     """
-    return (
-        rows.filter(pl.col(f"out_{procedure}"))
-        .group_by("rid")
-        .agg(pl.col("seq").first().alias(f"bad_{procedure}"))
-    )
+    out = pl.col(f"out_{procedure}")
+    later_seq = pl.when(out).then(pl.col("seq")).backward_fill()
+    same_round = pl.when(out).then(pl.col("rid")).backward_fill() == pl.col("rid")
+    return pl.when(same_round).then(later_seq).alias(f"bad_{procedure}")
 
 
 def build_order(ctx: GameContext) -> pl.DataFrame:
@@ -82,23 +83,31 @@ def build_order(ctx: GameContext) -> pl.DataFrame:
         .select("rid", *KEY, "ez", "pit")
         .collect(engine=replay.ENGINE)
     )
-    rows = (
-        replay.rows_of(ctx, ["pay", "vig"], "seq", "event", "seat")
-        .join(rounds.select("rid", "ez"), on="rid", how="inner")
-        .filter((pl.col("event") == "pay") | ~pl.col("ez"))
-        .sort("rid", "seq")
-        .with_columns(_out_of_place(key).alias(f"out_{p}") for p, key in _keys().items())
+    # the pay and vig rows from the money rows, a small part of the event frame; a
+    # round's rows in log order are in seq order, so sorting by round alone suffices
+    pays = (
+        settlement.money_rows(ctx)
+        .lazy()
+        .filter(pl.col("event").is_in(["pay", "vig"]))
+        .select("rid", "seq", "event", "seat")
+        .collect(engine=replay.ENGINE)
     )
-    per_round = rows.filter(runs.starts(["rid"])).select("rid")
-    for p in PROCEDURES:
-        per_round = per_round.join(_first_out(rows, p), on="rid", how="left", maintain_order="left")
-    per_round = per_round.select(
+    rows = sorted_by(
+        replay.with_columns_of(pays, rounds.select("rid", "ez"), "rid", how="inner")
+        .filter((pl.col("event") == "pay") | ~pl.col("ez")),
         "rid",
-        *[pl.col(f"bad_{p}").is_null().alias(f"fits_{p}") for p in PROCEDURES],
-        *[f"bad_{p}" for p in PROCEDURES],
+    ).with_columns(_out_of_place(key).alias(f"out_{p}") for p, key in _keys().items())
+    per_round = (
+        rows.select("rid", runs.starts(["rid"]).alias("first"), *map(_first_out, PROCEDURES))
+        .filter("first")
+        .select(
+            "rid",
+            *[pl.col(f"bad_{p}").is_null().alias(f"fits_{p}") for p in PROCEDURES],
+            *[f"bad_{p}" for p in PROCEDURES],
+        )
     )
     configured = ctx.house.collection_procedure
-    return rounds.join(per_round, on="rid", how="inner", maintain_order="left").with_columns(
+    return replay.with_columns_of(rounds, per_round, "rid", how="inner").with_columns(
         pl.col("pit")
         .cast(pl.String)
         .replace_strict(configured, default=None, return_dtype=pl.String)
