@@ -17,7 +17,7 @@ import polars as pl
 from . import findings as fnd
 from .audit_context import GameContext, table_settings
 from .house import HouseRules
-from .ingest.load import ROUND_KEY, Ingested, ingest_part, rows_with_keys
+from .ingest.load import ROUND_KEY, Ingested, PartRead, ingest_part, rows_with_keys
 from .ingest.partition import Log
 from .ingest.totals import PartTotals, part_totals
 from .ingest.vocabulary import GAMES
@@ -197,9 +197,14 @@ def audit_part(
     orphans: pl.DataFrame | None,
     tick: Callable[[str], None] = lambda _: None,
     keep_contexts: bool = False,
+    read: PartRead | None = None,
+    after_ingest: Callable[[], None] = lambda: None,
 ) -> PartResult:
+    """`read`: the part's rows if already read; `after_ingest` is called once they are
+    checked, before the rules run (the worker then reads the next part)."""
     seats = tuple(setting.house.baccarat["seats"])
-    part = ingest_part(setting.log, tables, seats, first, row_offset, orphans)
+    part = ingest_part(setting.log, tables, seats, first, row_offset, orphans, read)
+    after_ingest()
     checks = [
         fnd.as_check_rows(_not_auditable(part)),
         fnd.as_check_rows(_unlisted_tables(part.events, setting.house)),
