@@ -19,9 +19,9 @@ import polars as pl
 
 from . import findings as fnd
 from .audit_context import GameContext, table_settings
-from .audit_part import GAMES, PartResult, Setting, audit_part, game_rules
+from .audit_part import GAMES, PartResult, Setting, audit_part, game_rules, ingest_of
 from .house import HouseRules
-from .ingest.load import PartRead, read_part
+from .ingest.load import Ingested
 from .ingest.partition import Log, open_log
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
@@ -107,47 +107,55 @@ def _take_setting(setting: Setting) -> None:
     _SETTING = setting
 
 
-class _ReadAhead:
-    """The next part's rows, read and typed in a thread of the worker while the rules
-    check the part before it. The rules leave a core idle at times (many of their
-    steps are short or run on one core) and reading waits little on Python, so the
-    two overlap: measured on a million rounds, about 10% faster for about 0.5 GB more
-    memory. One part ahead at most, so no more than two parts' rows are held."""
+class _Ahead:
+    """The next part read and checked in a thread of the worker while the rules check
+    the part before it. Both keep the cores busy only part of the time (many steps
+    are short or run on one core), and polars lets go of Python while it works, so
+    the two overlap (the README's Performance section has the figures). One part
+    ahead at most, so no more than two parts are held."""
 
     def __init__(self) -> None:
         self._thread: ThreadPoolExecutor | None = None
-        self._pending: tuple[list[str], Future[PartRead]] | None = None
+        self._pending: tuple[list[str], Future[Ingested]] | None = None
 
-    def start(self, log: Log, tables: list[str]) -> None:
+    def start(self, setting: Setting, job: Step) -> None:
         if self._thread is None:
             self._thread = ThreadPoolExecutor(1)
-        self._pending = (tables, self._thread.submit(read_part, log, tables, False))
+        self._pending = (job[0], self._thread.submit(ingest_of, setting, *job))
 
-    def take(self, tables: list[str]) -> PartRead | None:
-        """The rows of `tables` if they were read ahead (an error reading them is
-        raised here, as it would have been reading them now)."""
+    def take(self, tables: list[str]) -> Ingested | None:
+        """The part of `tables` if it was read ahead (an error reading it is raised
+        here, as it would have been reading it now)."""
         pending, self._pending = self._pending, None
         if pending is None or pending[0] != tables:
             return None
         return pending[1].result()
 
 
-_AHEAD = _ReadAhead()
+_AHEAD = _Ahead()
 
-# A part's job: its tables, whether it is the first, where its row numbers start,
-# the first part's rows of unknown round, and the next part's tables (read ahead)
-Job = tuple[list[str], bool, int, pl.DataFrame | None, list[str] | None]
+# A part to audit: its tables, whether it is the first, where its row numbers start,
+# and the first part's rows of unknown round; a job is a step and the step after it
+Step = tuple[list[str], bool, int, pl.DataFrame | None]
+Job = tuple[list[str], bool, int, pl.DataFrame | None, Step | None]
+
+
+def _jobs(parts: list[list[str]], offsets: list[int], orphans: pl.DataFrame | None = None,
+          start: int = 0) -> list[Job]:
+    steps: list[Step] = [
+        (tables, n == 0, offsets[n], orphans) for n, tables in enumerate(parts)
+    ][start:]
+    return [(*step, after) for step, after in zip(steps, [*steps[1:], None], strict=True)]
 
 
 def _worker_part(job: Job) -> PartResult:
-    tables, first, row_offset, orphans, following = job
+    *step, after = job
 
     def read_next() -> None:
-        if following is not None:
-            _AHEAD.start(_SETTING.log, following)
+        if after is not None:
+            _AHEAD.start(_SETTING, after)
 
-    return audit_part(_SETTING, tables, first, row_offset, orphans,
-                      read=_AHEAD.take(tables), after_ingest=read_next)
+    return audit_part(_SETTING, *step, ingested=_AHEAD.take(step[0]), after_ingest=read_next)
 
 
 class _Worker:
@@ -224,18 +232,14 @@ def _audit_parts(setting: Setting, parts: list[list[str] | None], worker: _Worke
         yield audit_part(setting, parts[0], True, 0, None, tick, keep_contexts=True)
         return
     offsets = _row_offsets(setting.log, parts)
-    following = [*parts[1:], None]
-    jobs: list[Job] = [
-        (tables, n == 0, offsets[n], None, following[n]) for n, tables in enumerate(parts)
-    ]
+    jobs = _jobs(parts, offsets)
     if setting.log.may_have_orphans:
         # rows whose round is unknown are read with the first part, and the rounds
         # around them may be in any table: the other parts wait for them
         progress(f"auditing part 1 of {len(parts)}", 0, len(parts))
         first = audit_part(setting, *jobs[0][:4])
         yield first
-        jobs = [(tables, False, offset, first.orphans, after)
-                for tables, _, offset, _, after in jobs[1:]]
+        jobs = _jobs(parts, offsets, first.orphans, start=1)
     for done, result in enumerate(worker.parts(setting, jobs), start=len(parts) - len(jobs) + 1):
         yield result
         progress(f"audited part {done} of {len(parts)}", done, len(parts))

@@ -17,7 +17,7 @@ import polars as pl
 from . import findings as fnd
 from .audit_context import GameContext, table_settings
 from .house import HouseRules
-from .ingest.load import ROUND_KEY, Ingested, PartRead, ingest_part, rows_with_keys
+from .ingest.load import ROUND_KEY, Ingested, ingest_part, rows_with_keys
 from .ingest.partition import Log
 from .ingest.totals import PartTotals, part_totals
 from .ingest.vocabulary import GAMES
@@ -189,6 +189,13 @@ def _finding_shoes(located: pl.DataFrame, part: Ingested,
     return pl.concat(shoes, how="vertical_relaxed").drop_nulls().unique()
 
 
+def ingest_of(setting: Setting, tables: list[str] | None, first: bool, row_offset: int,
+              orphans: pl.DataFrame | None) -> Ingested:
+    """A part's rows read and checked, before the rules (see ingest_part)."""
+    seats = tuple(setting.house.baccarat["seats"])
+    return ingest_part(setting.log, tables, seats, first, row_offset, orphans)
+
+
 def audit_part(
     setting: Setting,
     tables: list[str] | None,
@@ -197,13 +204,13 @@ def audit_part(
     orphans: pl.DataFrame | None,
     tick: Callable[[str], None] = lambda _: None,
     keep_contexts: bool = False,
-    read: PartRead | None = None,
+    ingested: Ingested | None = None,
     after_ingest: Callable[[], None] = lambda: None,
 ) -> PartResult:
-    """`read`: the part's rows if already read; `after_ingest` is called once they are
-    checked, before the rules run (the worker then reads the next part)."""
-    seats = tuple(setting.house.baccarat["seats"])
-    part = ingest_part(setting.log, tables, seats, first, row_offset, orphans, read)
+    """`ingested`: the part already read and checked (ingest_of), else it is read
+    here; `after_ingest` is called once it is, before the rules run."""
+    part = ingested or ingest_of(setting, tables, first, row_offset, orphans)
+    del ingested
     after_ingest()
     checks = [
         fnd.as_check_rows(_not_auditable(part)),

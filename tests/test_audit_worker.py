@@ -36,29 +36,39 @@ def test_worker_started_early_runs_the_parts_in_order():
         worker.stop()
 
 
-def test_read_ahead_gives_the_rows_of_the_tables_it_read(monkeypatch):
+def test_part_read_ahead_is_given_to_its_own_part_only(monkeypatch):
     calls = []
 
-    def read(log, tables, first):
-        calls.append((log, tuple(tables), first))
+    def ingest(setting, tables, first, row_offset, orphans):
+        calls.append((setting, tuple(tables), first, row_offset))
         return f"rows of {tables}"
 
-    monkeypatch.setattr(audit, "read_part", read)
-    ahead = audit._ReadAhead()
-    ahead.start("log", ["T2"])
+    monkeypatch.setattr(audit, "ingest_of", ingest)
+    ahead = audit._Ahead()
+    ahead.start("setting", (["T2"], False, 10, None))
     assert ahead.take(["T3"]) is None  # not what was read ahead: read it as usual
     assert ahead.take(["T2"]) is None  # taken once only (dropped by the miss above)
-    ahead.start("log", ["T2"])
+    ahead.start("setting", (["T2"], False, 10, None))
     assert ahead.take(["T2"]) == "rows of ['T2']"
-    assert calls == [("log", ("T2",), False)] * 2
+    assert calls == [("setting", ("T2",), False, 10)] * 2
 
 
-def test_read_ahead_raises_the_reading_error_when_taken(monkeypatch):
-    def read(log, tables, first):
+def test_part_read_ahead_raises_the_reading_error_when_taken(monkeypatch):
+    def ingest(*_args):
         raise OSError("the file went away")
 
-    monkeypatch.setattr(audit, "read_part", read)
-    ahead = audit._ReadAhead()
-    ahead.start("log", ["T2"])
+    monkeypatch.setattr(audit, "ingest_of", ingest)
+    ahead = audit._Ahead()
+    ahead.start("setting", (["T2"], False, 0, None))
     with pytest.raises(OSError, match="went away"):
         ahead.take(["T2"])
+
+
+def test_each_job_names_the_part_after_it():
+    parts = [["A"], ["B", "C"], ["D"]]
+    jobs = audit._jobs(parts, [0, 5, 9])
+    assert [j[:3] for j in jobs] == [(["A"], True, 0), (["B", "C"], False, 5), (["D"], False, 9)]
+    assert [j[4] for j in jobs] == [(["B", "C"], False, 5, None), (["D"], False, 9, None), None]
+    later = audit._jobs(parts, [0, 5, 9], orphans="orphans", start=1)
+    assert [j[:4] for j in later] == [(["B", "C"], False, 5, "orphans"), (["D"], False, 9, "orphans")]
+    assert later[0][4] == (["D"], False, 9, "orphans")

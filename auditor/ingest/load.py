@@ -19,7 +19,7 @@ from .partition import InputFile, Log, open_log
 from .problems import PROBLEM_SCHEMA, problems_frame
 from .sources import Source
 
-__all__ = ["Ingested", "PartRead", "ingest", "ingest_part", "read_part", "rows_with_keys"]
+__all__ = ["Ingested", "ingest", "ingest_part", "rows_with_keys"]
 
 ROUND_KEY = list(sequence.ROUND_KEY)
 KEY_COLUMNS = ["table_id", "shoe_id", "round", "seq", "event"]
@@ -61,32 +61,17 @@ class MissingColumn:
     line: int | None  # the header line, where the file has one
 
 
-@dataclass
-class PartRead:
-    """A part's rows as read and typed, before they are checked."""
-
-    frames: list[pl.DataFrame]  # per file, typed
-    problems: list[pl.DataFrame]  # of records and values that could not be read
-    missing: list[MissingColumn]
-
-    def take(self) -> tuple[list[pl.DataFrame], list[pl.DataFrame], list[MissingColumn]]:
-        """The frames, problems and missing columns, taken out: whoever still holds
-        this read then holds no rows (the part releases them as it goes)."""
-        taken = self.frames, self.problems, self.missing
-        self.frames, self.problems, self.missing = [], [], []
-        return taken
-
-
-def read_part(log: Log, tables: list[str] | None, first: bool) -> PartRead:
-    """Every file's rows of `tables` (None: all), typed (see Log.parts for `first`)."""
-    read = PartRead([], [], [])
+def _read_part(
+    log: Log, tables: list[str] | None, first: bool
+) -> tuple[list[pl.DataFrame], list[pl.DataFrame], list[MissingColumn]]:
+    frames, problems, missing = [], [], []
     for file_id, raw in log.parts(tables, first):
-        read.missing += [MissingColumn(file_id, c, raw.header_line) for c in raw.missing]
+        missing += [MissingColumn(file_id, c, raw.header_line) for c in raw.missing]
         frame, unparsed = typed(raw.frame, file_id)
         del raw.frame  # the untyped copy is not kept
-        read.frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
-        read.problems += [problems_frame(raw.problems, file_id), unparsed]
-    return read
+        frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
+        problems += [problems_frame(raw.problems, file_id), unparsed]
+    return frames, problems, missing
 
 
 def _missing_column_problems(missing: list[MissingColumn], problems: pl.DataFrame) -> pl.DataFrame:
@@ -131,14 +116,12 @@ def ingest_part(
     first: bool = True,
     row_offset: int = 0,
     orphans_elsewhere: pl.DataFrame | None = None,
-    read: PartRead | None = None,
 ) -> Ingested:
     """The rows of `tables` (None: all) from every file, typed, validated, sorted and
     checked for order. Row numbers start at `row_offset` (unique over the parts).
     `orphans_elsewhere`: the first part's rows whose round is not known (they withhold
-    rounds around them, which may be in this part's tables). `read`: the part's rows
-    already read (read_part), else they are read here."""
-    frames, problems, missing = (read or read_part(log, tables, first)).take()
+    rounds around them, which may be in this part's tables)."""
+    frames, problems, missing = _read_part(log, tables, first)
     empty = pl.DataFrame(schema={**CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
     events = pl.concat([empty, *frames], how="diagonal_relaxed").with_row_index(
         v.ROW, offset=row_offset
