@@ -48,7 +48,16 @@ def rows_with_keys(events: pl.DataFrame, keys: pl.DataFrame, on: list[str]) -> p
     no keys (no lost round, no finding): then no pass over the events at all."""
     if keys.is_empty():
         return events.clear()
+    narrowing = next((c for c in _NARROWING if c in on), None)
+    if narrowing is not None:
+        events = events.filter(pl.col(narrowing).is_in(keys.get_column(narrowing).implode()))
     return events.join(keys.select(on), on=on, how="semi")
+
+
+# The key columns that most nearly name a row, in that order: the rows wanted are few,
+# so those with a wanted value of one such column are picked first (one column is
+# cheaper to look up than the whole key), and only they are matched on every column.
+_NARROWING = ("seq", "shoe_id", "round")
 
 
 IN_COLUMN_MISSING = "IN003"
