@@ -160,9 +160,9 @@ def _worker_part(job: Job) -> PartResult:
 
 class _Worker:
     """The worker process, started when asked (or at the first part) and stopped on
-    leaving. One process, one part at a time: polars already keeps the cores busy
-    within a part (two parts at once on two cores gained about 10%, for a third more
-    memory). The setting is sent once and its parts follow in order."""
+    leaving. One process: it checks a part while it reads the next (_Ahead); a second
+    process auditing other parts took as much again in memory. The setting is sent
+    once and its parts follow in order."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None

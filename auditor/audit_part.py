@@ -210,7 +210,6 @@ def audit_part(
     """`ingested`: the part already read and checked (ingest_of), else it is read
     here; `after_ingest` is called once it is, before the rules run."""
     part = ingested or ingest_of(setting, tables, first, row_offset, orphans)
-    del ingested
     after_ingest()
     checks = [
         fnd.as_check_rows(_not_auditable(part)),
