@@ -12,10 +12,12 @@ splits(ctx)     one row per split action: rid, table_id, shoe_id, round, seq, se
                 the conventions number a new hand one above the hands on the box so
                 far), moved_seq (the card that went to the new hand: the latest card
                 recorded to the split hand before the split; null when none is left)
-holdings(ctx)   one row per card and hand that held it: rid, table_id, shoe_id, round,
-                seat, hand, seq (the card row), card, value (ace 1), since (from when the
-                hand held it: the card's seq, or the split's for a moved card), until (the
-                split that took it away; null if kept), moved_in (the new hand's first card)
+holdings(ctx)   one row per card and hand that held it (sorted by rid, seat, hand, seq):
+                rid, seat, hand, seq (the card row), card, value (ace 1), since (from when
+                the hand held it: the card's seq, or the split's for a moved card), until
+                (the split that took it away; null if kept), moved_in (the new hand's first
+                card). The round's place (table_id, shoe_id, round) is `replay.rounds`':
+                the keys alone are sorted, as the frame is large.
 decisions(ctx)  one row per action row (sorted by rid, seq), with the hand as it stood
                 just before it: rid, table_id, shoe_id, round, seq, seat, hand, action,
                 n_cards, total, soft (over the cards then held), pair (two cards identical
@@ -61,28 +63,36 @@ def _actions(ctx: GameContext) -> pl.DataFrame:
 
 
 def _seat_cards(ctx: GameContext) -> pl.DataFrame:
-    dealt = replay.cards(ctx).filter(
-        (pl.col("target") == "seat") & pl.col("seat").is_not_null() & pl.col("hand").is_not_null()
-    )
-    return _live(ctx, dealt.select(*PLACE, "seq", "seat", "hand", "card", "value"))
+    seat, hand = pl.col("seat"), pl.col("hand")
+    dealt = (pl.col("target") == "seat") & seat.is_not_null() & hand.is_not_null()
+    cards = replay.cards(ctx).select("rid", "seq", "target", "seat", "hand", "card", "value")
+    return _live(ctx, cards.filter(dealt).drop("target"))
 
 
 # --- splits -----------------------------------------------------------------------
 
 
-def build_splits(ctx: GameContext) -> pl.DataFrame:
-    splits = (
-        _actions(ctx)
-        .filter(pl.col("action") == "split")
-        .sort("seq")
-        .with_columns(
-            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("rid", "seat").alias("split_no")
-        )
-        .with_columns((pl.col("split_no") + 1).alias("new_hand"))
+def _numbered_splits(ctx: GameContext, splits: pl.DataFrame) -> pl.DataFrame:
+    """`splits` (in seq order) with split_no, 1, 2, ... on the box, and new_hand. Numbered
+    as runs of the rows sorted by box: a window over thousands of boxes costs per box."""
+    box = ["rid", "seat"]
+    numbered = (
+        splits.with_row_index("_row")
+        .sort(replay.order(ctx, splits, *box, "seq"), maintain_order=True)
+        .with_columns(runs.position(box).alias("split_no"))
+        .sort("_row")
     )
+    return numbered.drop("_row").with_columns((pl.col("split_no") + 1).alias("new_hand"))
+
+
+def build_splits(ctx: GameContext) -> pl.DataFrame:
+    splits = _numbered_splits(ctx, _actions(ctx).filter(pl.col("action") == "split").sort("seq"))
     # only the hands that split can give a card to a new hand
+    # (their rounds' cards picked first, by round id: only the keys are copied)
+    dealt = replay.cards(ctx).select(*HAND, "seq", "target")
+    dealt = dealt.filter(pl.col("rid").is_in(splits["rid"].unique().implode()))
     recorded = (
-        _seat_cards(ctx)
+        dealt.filter(pl.col("target") == "seat")
         .select(*HAND, pl.col("seq").alias("moved_seq"))
         .join(splits.select(HAND), on=HAND, how="semi")
         .sort("moved_seq")
@@ -111,18 +121,22 @@ def splits(ctx: GameContext) -> pl.DataFrame:
 
 def _with_moves(ctx: GameContext, cards: pl.DataFrame, moves: pl.DataFrame) -> pl.DataFrame:
     """`cards` with the split_seq and new_hand of the move (if any) of each card (by rid
-    and seq). Where (rid, seq) fits one integer and moves have one row per card, only
-    that key is joined (the few moves to every card) and the result put beside `cards`,
-    rather than every card's columns gathered through the join."""
+    and seq). Where (rid, seq) fits one integer and moves have one row per card, the few
+    cards moved are found by that key and their moves put in place by row number, rather
+    than every card joined."""
     key = replay.order(ctx, pl.concat([cards.select("rid", "seq"), moves.select("rid", "seq")]),
                        "rid", "seq")
     if len(key) > 1 or moves.select(key[0].is_duplicated().any()).item():
         return cards.join(moves, on=["rid", "seq"], how="left", maintain_order="left")
     keyed = moves.select(key[0].alias("key"), "split_seq", "new_hand")
-    found = cards.select(key[0].alias("key")).join(
-        keyed, on="key", how="left", maintain_order="left"
+    moved = cards.select(key[0].alias("key")).with_row_index("row")
+    moved = moved.filter(pl.col("key").is_in(keyed["key"].implode())).join(keyed, on="key")
+    return cards.with_columns(
+        pl.repeat(None, cards.height, dtype=keyed.schema[name], eager=True)
+        .alias(name)
+        .scatter(moved["row"], moved[name])
+        for name in ("split_seq", "new_hand")
     )
-    return cards.hstack(found.drop("key"))
 
 
 def build_holdings(ctx: GameContext) -> pl.DataFrame:
@@ -135,7 +149,7 @@ def build_holdings(ctx: GameContext) -> pl.DataFrame:
     )
     dealt = _with_moves(ctx, _seat_cards(ctx), moves)
     kept = dealt.select(
-        *PLACE,
+        "rid",
         "seat",
         "hand",
         "seq",
@@ -146,7 +160,7 @@ def build_holdings(ctx: GameContext) -> pl.DataFrame:
         pl.lit(False).alias("moved_in"),
     )
     moved_in = dealt.filter(pl.col("split_seq").is_not_null()).select(
-        *PLACE,
+        "rid",
         "seat",
         pl.col("new_hand").alias("hand"),
         "seq",
@@ -178,7 +192,7 @@ def _held_before(acts: pl.DataFrame, ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def _by_hand_id(frame: pl.DataFrame) -> pl.DataFrame:
+def by_hand_id(frame: pl.DataFrame) -> pl.DataFrame:
     """`frame` sorted by its hand id and marked so, where the ids are integers (never
     null): joined on a sorted key on both sides, the rows are merged, not hashed."""
     hid = frame["hid"]
@@ -193,8 +207,8 @@ def _held_at_actions(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
     every card of its hand by one integer hand id, cheaper to match than three keys
     (holdings come sorted by it)."""
     hand_id = replay.hand_id(ctx)
-    acts = _by_hand_id(acts.select("aid", hand_id, pl.col("seq").alias("at")))
-    held = _by_hand_id(holdings(ctx).select(hand_id, "value", "since", "until"))
+    acts = by_hand_id(acts.select("aid", hand_id, pl.col("seq").alias("at")))
+    held = by_hand_id(holdings(ctx).select(hand_id, "value", "since", "until"))
     value = pl.col("value").cast(pl.Int32)
     held = acts.join(held, on="hid", maintain_order="left").filter(
         (pl.col("since") < pl.col("at"))
@@ -249,13 +263,28 @@ def held_cards(ctx: GameContext, rows: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _per_action(counts: pl.DataFrame, n: int) -> pl.DataFrame:
+    """The columns of `counts` (at most one row per `aid`) on rows 0 .. n-1 by aid, null
+    where an action has no row: the aids are the actions' row numbers, so each column is
+    scattered into place rather than joined."""
+    aid = counts["aid"]
+    if counts.height == n and aid.is_sorted():  # a row for every action, in order
+        return counts.drop("aid")
+    return pl.DataFrame(
+        [
+            pl.repeat(None, n, dtype=dtype, eager=True).alias(name).scatter(aid, counts[name])
+            for name, dtype in counts.schema.items()
+            if name != "aid"
+        ]
+    )
+
+
 def _running_numbers(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
     """The counted columns of `decisions` for `acts` (numbered `aid`), in the order the
     frame is sorted into. Only the keys and the action are carried through the sorts:
     the place columns (strings) are gathered once, at the end."""
     narrow = acts.select("aid", *HAND, "seq", "action")
-    narrow = narrow.join(_held_at_actions(ctx, narrow), on="aid", how="left",
-                         maintain_order="left")
+    narrow = narrow.hstack(_per_action(_held_at_actions(ctx, narrow), narrow.height))
     action = pl.col("action")
     narrow = narrow.with_columns(
         pl.col("n_cards").fill_null(0),
@@ -264,13 +293,11 @@ def _running_numbers(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
     )
     split, double = action == "split", action == "double"
     box, aces_split = ["rid", "seat"], split & pl.col("aces_pair")
-    by_hand = replay.order(ctx, narrow, "rid", "seat", "hand", "seq")
-    narrow = narrow.sort(by_hand, maintain_order=True).with_columns(
+    narrow = replay.in_order(ctx, narrow, "rid", "seat", "hand", "seq").with_columns(
         runs.sum_before(double.cast(pl.Int64), HAND).alias("doubled_before"),
         runs.position(HAND).alias("decision_no"),
     )
-    by_box = replay.order(ctx, narrow, "rid", "seat", "seq")
-    narrow = narrow.sort(by_box, maintain_order=True).with_columns(
+    narrow = replay.in_order(ctx, narrow, "rid", "seat", "seq").with_columns(
         runs.sum_before(split.cast(pl.Int64), box).alias("splits_before"),
         runs.sum_before(aces_split.cast(pl.Int64), box).alias("aces_splits_before"),
     )
@@ -281,15 +308,22 @@ def _running_numbers(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
         & (pl.col("total") == engine.TWENTY_ONE)
         & (pl.col("splits_before") == 0)
     )
-    narrow = (
-        narrow.join(aces, on=HAND, how="left", maintain_order="left")
-        .with_columns(
-            natural.alias("natural"),
-            (pl.col("seq") > pl.col("aces_seq")).fill_null(False).alias("split_ace"),
-        )
-        .drop("aces_seq")
+    narrow = narrow.with_columns(
+        natural.alias("natural"),
+        (pl.col("seq") > _aces_seq(narrow, aces)).fill_null(False).alias("split_ace"),
     )
-    return narrow.sort(replay.order(ctx, narrow, "rid", "seq"), maintain_order=True)
+    return replay.in_order(ctx, narrow, "rid", "seq")
+
+
+def _aces_seq(acts: pl.DataFrame, aces: pl.DataFrame) -> pl.Series:
+    """`aces_seq` of the hand (in `aces`, by HAND) of each row of `acts`, null where it
+    has none. Few rounds split aces: only their rows are joined, and the seqs put in
+    place by row number."""
+    rows = acts.select(*HAND).with_row_index("row")
+    rows = rows.filter(pl.col("rid").is_in(aces["rid"].implode()))
+    found = rows.join(aces, on=HAND, how="inner")
+    column = pl.repeat(None, acts.height, dtype=aces.schema["aces_seq"], eager=True)
+    return column.alias("aces_seq").scatter(found["row"], found["aces_seq"])
 
 
 def build_decisions(ctx: GameContext) -> pl.DataFrame:

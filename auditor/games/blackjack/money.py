@@ -111,7 +111,7 @@ def _play_rows(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
     """The card and action rows of the rounds `rids`: what marks play going on."""
     rounds = pl.col("rid").is_in(rids.unique().implode())
     play = (replay.cards(ctx), replay.actions(ctx))
-    return pl.concat([frame.filter(rounds).select("rid", "seq") for frame in play])
+    return pl.concat([frame.select("rid", "seq").filter(rounds) for frame in play])
 
 
 def _play_seq(ctx: GameContext) -> pl.DataFrame:
@@ -120,12 +120,21 @@ def _play_seq(ctx: GameContext) -> pl.DataFrame:
     hole = replay.dealer(ctx).select(
         "rid", pl.col("dealer_seqs").list.get(1, null_on_oob=True).alias("hole_seq")
     )
-    cards = replay.cards(ctx).select("rid", "seq")
-    after_hole = cards.filter(pl.col("seq") > replay.by_rid(ctx, hole, "hole_seq"))
     acts = replay.actions(ctx).select("rid", "seq")
-    firsts = [replay.least_by_rid(frame) for frame in (acts, after_hole)]
+    firsts = [replay.least_by_rid(acts), _card_after_hole(ctx, hole)]
     play = hole.select("rid", pl.min_horizontal(replay.by_rid(ctx, f, "seq") for f in firsts))
     return play.rename({"seq": "play_seq"}).filter(pl.col("play_seq").is_not_null())
+
+
+def _card_after_hole(ctx: GameContext, hole: pl.DataFrame) -> pl.DataFrame:
+    """rid and seq of the first card after the hole card (`hole_seq`) of each round that
+    has one."""
+    holes = hole.filter(pl.col("hole_seq").is_not_null()).rename({"hole_seq": "seq"})
+    after = replay.next_seq(ctx, replay.cards(ctx), holes)
+    if after is not None:
+        return holes.with_columns(after).filter(pl.col("seq").is_not_null())
+    cards = replay.cards(ctx).select("rid", "seq")
+    return replay.least_by_rid(cards.filter(pl.col("seq") > replay.by_rid(ctx, hole, "hole_seq")))
 
 
 def _table_odds(ctx: GameContext) -> pl.DataFrame:
@@ -170,17 +179,29 @@ def _hands(ctx: GameContext) -> pl.DataFrame:
     hands = facts.select(
         *HAND, "total", n_cards.cast(pl.Int64), "busted", "surrendered", "surrender_seq",
         ((n_cards == 2) & (pl.col("total") == engine.TWENTY_ONE) & ~split_box).alias("natural"),
+        "hid",
     )
-    surrenders = hands.filter("surrendered").select(*HAND, "surrender_seq")
-    # (f)(1)(i) "collect immediately": before the next card or decision of the round
-    after = (
+    surrenders = hands.filter("surrendered").select("hid", "rid", "surrender_seq")
+    # joined by the hand id (null ids, of hands without a seat or hand, match nothing)
+    return hands.join(_play_after(ctx, surrenders), on="hid", how="left", maintain_order="left")
+
+
+def _play_after(ctx: GameContext, surrenders: pl.DataFrame) -> pl.DataFrame:
+    """Per surrendered hand (hid, rid, surrender_seq): `next_seq`, the first card or action
+    of the round after it ((f)(1)(i) "collect immediately": before play goes on)."""
+    asked = surrenders.select("rid", pl.col("surrender_seq").alias("seq"))
+    play = (replay.cards(ctx), replay.actions(ctx))
+    nexts = [replay.next_seq(ctx, frame, asked) for frame in play]
+    if all(found is not None for found in nexts):
+        after = surrenders.select("hid", pl.min_horizontal(nexts).alias("next_seq"))
+        return after.filter(pl.col("next_seq").is_not_null())
+    return (
         _play_rows(ctx, surrenders["rid"])
         .join(surrenders, on="rid", how="inner")
         .filter(pl.col("seq") > pl.col("surrender_seq"))
-        .group_by(HAND)
+        .group_by("hid")
         .agg(pl.col("seq").min().alias("next_seq"))
     )
-    return hands.join(after, on=HAND, how="left")
 
 
 # --- what was placed and what was recorded ------------------------------------
@@ -202,11 +223,13 @@ def _build_placed(ctx: GameContext) -> pl.DataFrame:
     # off the run's ends (most wagers are one row: a group-by would cost per wager), and
     # the holder and bet are numbered, as integers sort and compare cheaper than strings
     wagers = replay.wagers(ctx).select(*KEY, "amount_cents", "seq")
-    player, bet = _numbered(wagers, "player_id"), _numbered(wagers, "bet")
+    (player, players), (bet, bets) = _numbered(wagers, "player_id"), _numbered(wagers, "bet")
+    wagers = wagers.with_columns(player.alias("_player"), bet.alias("_bet"))  # numbered once
+    player, bet = (pl.col("_player"), players), (pl.col("_bet"), bets)
     rows = wagers.sort(
         replay.order(ctx, wagers, "rid", "seat", "hand", player, bet, "seq"), maintain_order=True
     )
-    starts = rows.select(runs.starts(KEY)).to_series()
+    starts = rows.select(runs.starts(["rid", "seat", "hand", "_player", "_bet"])).to_series()
     ends = starts.shift(-1, fill_value=True)
     row = pl.int_range(pl.len(), dtype=pl.Int64)
     through = rows.select(
@@ -219,10 +242,11 @@ def _build_placed(ctx: GameContext) -> pl.DataFrame:
         .alias("staked_cents"),
         "seq",  # the wager's first row
         (last["row"] - first["row"] + 1).alias("wager_rows"),
+        "_player",
     )
     by_holder = replay.order(ctx, placed, "rid", "seat", "hand", player, "seq")
     placed = placed.sort(by_holder, maintain_order=True).rename({"seq": "wager_seq"})
-    return placed.with_row_index("wid")
+    return placed.drop("_player").with_row_index("wid")
 
 
 def _placed(ctx: GameContext) -> pl.DataFrame:
@@ -230,28 +254,32 @@ def _placed(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("blackjack.money.placed", _build_placed)
 
 
-def _in_order(ctx: GameContext, frame: pl.DataFrame, *parts: str) -> pl.DataFrame:
-    """`frame` sorted by `parts` (stably), not copied where it already is."""
-    by = replay.order(ctx, frame, *parts)
-    if len(by) == 1 and frame.select(by[0]).to_series().is_sorted():
-        return frame
-    return frame.sort(by, maintain_order=True)
-
-
 def _build_settlement_rows(ctx: GameContext) -> pl.DataFrame:
     placed = _placed(ctx)
     wids = placed.select(*KEY, "wid")
-    rows = _in_order(ctx, replay.settlements(ctx), "rid", "seq")
-    # the key as one integer (the hand, the holder's and the bet's numbers among the
-    # wagers'), where no part of it is null and it fits
-    player, bet = _numbered(placed, "player_id"), _numbered(placed, "bet")
-    key = replay.order(ctx, pl.concat([wids.select(HAND), rows.select(HAND)]), *HAND, player, bet)
+    rows = replay.in_order(ctx, replay.settlements(ctx), "rid", "seq")
+    # the key as one integer (the hand, the holder's number among the wagers' and the
+    # bet's code), where no part of it is null and it fits
+    both = pl.concat([wids.select(*HAND, "bet"), rows.select(*HAND, "bet")])
+    player = _numbered(placed, "player_id")
+    key = replay.order(ctx, both, *HAND, player, _bet_code(both))
     if len(key) > 1:
         return rows.join(wids, on=KEY, how="left", nulls_equal=True, maintain_order="left")
     # keys are unique among the wagers: one wid per row, joined on the key alone
     keyed = wids.select(key[0].alias("key"), "wid")
     wid = rows.select(key[0].alias("key")).join(keyed, on="key", how="left", maintain_order="left")
     return rows.with_columns(wid["wid"])
+
+
+def _bet_code(frame: pl.DataFrame) -> tuple[pl.Expr, int]:
+    """The bet as a number for matching bets, not for ordering them: its categorical code
+    plus one, 0 for null (as `_numbered`, the number of numbers beside it). The bets of
+    wagers and settlements are cut from the events' one column, so equal bets have equal
+    codes, and reading a code costs nothing (bets not categorical are numbered)."""
+    if not isinstance(frame.schema["bet"], pl.Categorical):
+        return _numbered(frame, "bet")
+    code = pl.col("bet").to_physical().cast(pl.Int64) + 1
+    return code.fill_null(0), int(frame.select(code.max()).item() or 0) + 1
 
 
 def _settlement_rows(ctx: GameContext) -> pl.DataFrame:
@@ -265,29 +293,60 @@ def _row_text(event: pl.Expr, cents: pl.Expr) -> pl.Expr:
 
 
 def _settled(ctx: GameContext) -> pl.DataFrame:
-    """Per wager (by wid, sorted) its recorded rows: counts, sums, the first and last."""
-    # grouped by a column marked sorted, the rows are read as runs, not hashed; the sort
-    # is stable, so each wager's rows stay in seq order
-    rows = _settlement_rows(ctx).filter(pl.col("wid").is_not_null())
-    rows = rows.sort("wid", maintain_order=True).with_columns(pl.col("wid").set_sorted())
+    """Per wager (by wid, sorted) its recorded rows: counts, sums, the first and last.
+    Nearly every wager has one row: those are read off it, and only the others grouped
+    (by a column marked sorted: read as runs, not hashed). The sort is stable, so each
+    wager's rows stay in seq order."""
+    rows = _settlement_rows(ctx).select("wid", "event", "amount_cents", "seq")
+    rows = rows.filter(pl.col("wid").is_not_null()).sort("wid", maintain_order=True)
+    rows = rows.with_columns(pl.col("wid").set_sorted())
+    first = runs.starts(["wid"])
+    marks = rows.select(first.alias("first"), (first & runs.ends(["wid"])).alias("alone"))
+    settled = rows.filter(marks["first"]).select("wid", *_one_row_settled())
+    # the wagers of several rows: grouped, and their numbers put in place (both in wid order)
+    several = rows.filter(~marks["alone"]).group_by("wid", maintain_order=True)
+    several = several.agg(*_rows_settled())
+    at = (~marks["alone"]).filter(marks["first"]).arg_true()
+    return settled.with_columns(
+        settled[name].scatter(at, several[name]) for name in several.columns if name != "wid"
+    ).with_columns(pl.col("wid").set_sorted())
+
+
+def _rows_settled() -> list[pl.Expr]:
+    """The columns of `_settled` as aggregations over a wager's rows."""
     event, cents = pl.col("event"), pl.col("amount_cents")
-
-    def count(kind: str) -> pl.Expr:
-        return (event == kind).sum().cast(pl.Int64).alias(f"n_{kind}")
-
-    def total(kind: str) -> pl.Expr:
-        return pl.when(event == kind).then(cents).otherwise(0).sum().alias(f"{kind}_cents")
-
-    settled = rows.group_by("wid", maintain_order=True).agg(
+    return [
         pl.len().cast(pl.Int64).alias("n_settled"),
-        *(count(k) for k in VERB),
-        *(total(k) for k in VERB),
+        *((event == kind).sum().cast(pl.Int64).alias(f"n_{kind}") for kind in VERB),
+        *(
+            pl.when(event == kind).then(cents).otherwise(0).sum().alias(f"{kind}_cents")
+            for kind in VERB
+        ),
         event.first().alias("settled_kind"),
         cents.first().alias("settled_cents"),
         pl.col("seq").first().alias("settled_seq"),
         pl.col("seq").last().alias("last_settled_seq"),
-    )
-    return settled.with_columns(pl.col("wid").set_sorted())
+    ]
+
+
+def _one_row_settled() -> list[pl.Expr]:
+    """`_rows_settled` for a wager of one row, on its row (a sum of nothing is 0)."""
+    event, cents = pl.col("event"), pl.col("amount_cents")
+    return [
+        pl.lit(1, pl.Int64).alias("n_settled"),
+        *(
+            (event == kind).fill_null(False).cast(pl.Int64).alias(f"n_{kind}")
+            for kind in VERB
+        ),
+        *(
+            pl.when(event == kind).then(cents).otherwise(0).fill_null(0).alias(f"{kind}_cents")
+            for kind in VERB
+        ),
+        event.alias("settled_kind"),
+        cents.alias("settled_cents"),
+        pl.col("seq").alias("settled_seq"),
+        pl.col("seq").alias("last_settled_seq"),
+    ]
 
 
 def _observed_text(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
@@ -548,8 +607,8 @@ def _expected_text() -> pl.Expr:
 
 def build_owed(ctx: GameContext) -> pl.DataFrame:
     hand_id = replay.hand_id(ctx)
-    hands = marked_sorted(_hands(ctx).with_columns(hand_id).drop(HAND), "hid")
-    rounds = marked_sorted(_rounds(ctx).sort("rid"), "rid")
+    hands = marked_sorted(_hands(ctx).drop(HAND), "hid")
+    rounds = marked_sorted(replay.in_order(ctx, _rounds(ctx), "rid"), "rid")
     frame = (
         marked_sorted(_placed(ctx), "rid")
         .join(rounds, on="rid", how="left", maintain_order="left")
@@ -653,7 +712,18 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
         .sort(replay.order(ctx, owned, wid, kind, "seq"), maintain_order=True)
         .with_columns(runs.position(["wid", "event"]).alias("nth_kind"))
     )
-    owned = owned[narrow["_row"]].hstack(narrow.select("nth", "nth_kind"))
+    # each row its own round and seq: the frame ends in the rows' order, and the numbers
+    # are put in place rather than the rows gathered into the numbering order and back
+    in_place = _one_row_per_seq(ctx, rows)
+    if in_place:
+        owned = owned.with_columns(
+            pl.repeat(None, owned.height, dtype=pl.Int64, eager=True)
+            .alias(name)
+            .scatter(narrow["_row"], narrow[name])
+            for name in ("nth", "nth_kind")
+        )
+    else:
+        owned = owned[narrow["_row"]].hstack(narrow.select("nth", "nth_kind"))
     nth, nth_kind = pl.col("nth"), pl.col("nth_kind")
     extra = pl.when(pl.col("_surr")).then((nth > 2) | (nth_kind > 1)).otherwise(nth > 1)
     owned = owned.with_columns(
@@ -664,6 +734,8 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
     ).drop("_surr", "nth_kind")
     # rows with no wager of their key: is there another wager of the patron on the hand?
     orphans = rows.filter(pl.col("wid").is_null())
+    if in_place and orphans.is_empty():
+        return owned.drop("wid")
     on_hand = (
         wagered.filter(pl.col("rid").is_in(orphans["rid"].unique().implode()))
         .select(*HOLDER)
@@ -683,6 +755,13 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
     columns = owned.columns
     rows = pl.concat([owned, orphans.select(columns)]).drop("wid")
     return rows.sort(replay.order(ctx, rows, "rid", "seq"), maintain_order=True)
+
+
+def _one_row_per_seq(ctx: GameContext, rows: pl.DataFrame) -> bool:
+    """Whether `rows` are in (rid, seq) order with no two rows on one: then the order is
+    theirs whatever rows are set beside each other."""
+    key = replay.order(ctx, rows, "rid", "seq")
+    return len(key) == 1 and rows.select((key[0].diff() > 0).all()).item()
 
 
 def settlements(ctx: GameContext) -> pl.DataFrame:

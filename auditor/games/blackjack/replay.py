@@ -69,12 +69,38 @@ def least_by_rid(frame: pl.DataFrame, column: str = "seq") -> pl.DataFrame:
     return frame.group_by("rid").agg(value.min())
 
 
+def next_seq(ctx: GameContext, frame: pl.DataFrame, asked: pl.DataFrame) -> pl.Series | None:
+    """For each row of `asked` (rid, seq): the least seq above it among the rows of `frame`
+    (rid, seq) of the same round, null where there is none. Read by one as-of join on
+    (rid, seq) as one integer where `frame` is in that order, as frames cut from the
+    events come, rather than every row of those rounds compared; None where it is not
+    (or a key is null, or too wide)."""
+    key = order(ctx, pl.concat([frame.select("rid", "seq"), asked.select("rid", "seq")]),
+                "rid", "seq")
+    if len(key) > 1:
+        return None
+    rows = frame.select(key[0].alias("key"), pl.col("rid").alias("of"), pl.col("seq").alias("next"))
+    if not rows["key"].is_sorted():
+        return None
+    asks = asked.select(key[0].alias("key"), "rid").with_row_index("row").sort("key")
+    found = asks.join_asof(
+        rows.with_columns(pl.col("key").set_sorted()),
+        on="key",
+        strategy="forward",
+        allow_exact_matches=False,
+    )
+    # the first row above may be of a later round: then the round has none
+    seqs = found.select(pl.when(pl.col("of") == pl.col("rid")).then(pl.col("next"))).to_series()
+    column = pl.repeat(None, asked.height, dtype=pl.Int64, eager=True).alias("seq")
+    return column.scatter(found["row"], seqs)
+
+
 def by_rid(ctx: GameContext, frame: pl.DataFrame, column: str) -> pl.Expr:
     """`column` of `frame` (at most one row per rid) for each row's `rid`, null where
     `frame` has none: a lookup by position in an array indexed by rid, not a join."""
     size = int(ctx.events["rid"].max() or 0) + 1
     frame = frame.filter(pl.col("rid").is_not_null())
-    table = pl.Series(column, [None] * size, dtype=frame.schema[column])
+    table = pl.repeat(None, size, dtype=frame.schema[column], eager=True).alias(column)
     table = table.scatter(frame["rid"], frame[column])
     return pl.lit(table).gather(pl.col("rid"))
 
@@ -139,6 +165,17 @@ def order(
     return [key]
 
 
+def in_order(
+    ctx: GameContext, frame: pl.DataFrame, *parts: str | tuple[pl.Expr, int]
+) -> pl.DataFrame:
+    """`frame` sorted by `parts` (stably, as `order` has them), not copied where it already
+    is: frames cut from the events often come in the order sought."""
+    by = order(ctx, frame, *parts)
+    if len(by) == 1 and frame.select(by[0]).to_series().is_sorted():
+        return frame
+    return frame.sort(by, maintain_order=True)
+
+
 def per_box(ctx: GameContext, frame: pl.DataFrame, value: pl.Expr) -> pl.Expr:
     """`value` (an aggregation) over each box (rid, seat) of `frame`, on every row. Where
     the frame's hand ids (`hid`) are sorted, each box is a run of rows, numbered by one
@@ -177,18 +214,33 @@ def _position_in_round(frame: pl.DataFrame) -> pl.Expr:
     return pl.int_range(pl.len()).over("rid")
 
 
+def _card_value(ctx: GameContext, cards: pl.Series) -> pl.Expr:
+    """`engine.card_value` of `cards`, read off the rank's byte where every code is two
+    bytes long (as the format writes them)."""
+    card = pl.col(cards.name)
+    fast = engine.two_byte_card_value(card, ctx.params)
+    if fast is not None and (cards.str.len_bytes() == 2).all():
+        return fast
+    return engine.card_value(card, ctx.params)
+
+
 def build_cards(ctx: GameContext) -> pl.DataFrame:
     cards = in_rounds(
         ctx, pl.col("event") == "card", *ROUND_COLUMNS, "seq", "target", "seat", "hand", "card"
     )
     return cards.with_columns(
-        engine.card_value(pl.col("card"), ctx.params).alias("value"),
+        _card_value(ctx, cards["card"]).alias("value"),
         _position_in_round(cards).alias("k"),
     )
 
 
 def cards(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("blackjack.cards", build_cards)
+
+
+def _place(ctx: GameContext) -> list[pl.Expr]:
+    """table_id, shoe_id and round of each row's round, looked up by its rid."""
+    return [by_rid(ctx, rounds(ctx), column).alias(column) for column in ROUND_COLUMNS[1:]]
 
 
 def build_hands(ctx: GameContext) -> pl.DataFrame:
@@ -206,12 +258,12 @@ def build_hands(ctx: GameContext) -> pl.DataFrame:
     hands = (
         kept.group_by("rid", "seat", "hand", maintain_order=True)
         .agg(
-            pl.col("table_id", "shoe_id", "round").first(),
             pl.col("value").alias("values"),
             pl.col("seq").alias("seqs"),
             pl.col("seq").min().alias("first_seq"),
             pl.col("seq").max().alias("last_seq"),
         )
+        .select(*HAND, *_place(ctx), pl.exclude(HAND))
         .join(acts, on=["rid", "seat", "hand"], how="full", coalesce=True)
     )
     values = pl.col("values").fill_null(pl.lit([], pl.List(pl.Int8)))
@@ -240,7 +292,14 @@ def _dealt_totals(ctx: GameContext) -> pl.DataFrame:
     from .decisions import holdings  # see build_hands
 
     value = pl.col("value")
-    kept = holdings(ctx).filter(pl.col("until").is_null()).select(*HAND, "value")
+    # lazy, so that only the columns kept are filtered
+    kept = (
+        holdings(ctx)
+        .lazy()
+        .filter(pl.col("until").is_null())
+        .select(*HAND, "value")
+        .collect(engine="in-memory")
+    )
     if kept["rid"].null_count():  # rows without a round id come last, as group_by_hand has it
         return group_by_hand(
             ctx,
@@ -257,22 +316,56 @@ def _dealt_totals(ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def build_hand_facts(ctx: GameContext) -> pl.DataFrame:
+def _acted(ctx: GameContext) -> pl.DataFrame:
+    """Per hand with actions (HAND, in hand order): surrender_seq (its first surrender),
+    doubled (it took a double). Where every action has a hand id, the hands are the runs
+    of the actions sorted by it, and only the few surrender and double rows are looked
+    at; else a group-by of every action."""
     action = pl.col("action")
-    dealt = _dealt_totals(ctx)
-    acts = group_by_hand(
-        ctx,
-        actions(ctx).select(*HAND, "seq", "action"),
-        [],
-        pl.col("seq").filter(action == "surrender").min().alias("surrender_seq"),
-        (action == "double").any().alias("doubled"),
+    rows = actions(ctx).select(*HAND, "seq", "action").with_columns(hand_id(ctx))
+    if rows.schema["hid"] != pl.Int64 or rows["hid"].null_count():
+        return group_by_hand(
+            ctx,
+            rows.drop("hid"),
+            [],
+            pl.col("seq").filter(action == "surrender").min().alias("surrender_seq"),
+            (action == "double").any().alias("doubled"),
+        )
+    rows = sorted_by(rows, "hid")
+    surrenders = rows.filter(action == "surrender").group_by("hid").agg(
+        pl.col("seq").min().alias("surrender_seq")
     )
-    # every hand with cards or actions: joined by the hand id (null ids match nothing)
+    doubled = rows.filter(action == "double")["hid"].implode()
+    hands = rows.filter(runs.starts(["hid"])).select("hid", *HAND)
+    return (
+        hands.join(surrenders, on="hid", how="left", maintain_order="left")
+        .with_columns(pl.col("hid").is_in(doubled).alias("doubled"))
+        .drop("hid")
+    )
+
+
+def _every_hand(ctx: GameContext, dealt: pl.DataFrame, acts: pl.DataFrame) -> pl.DataFrame:
+    """Every hand with cards (`dealt`) or actions (`acts`), joined by the hand id `hid`
+    (null ids match nothing): the rows of `dealt` in order, then the hands only acted on.
+    Nearly every hand acted on holds cards: a left join on the sorted ids and the few
+    others appended cost less than a full join."""
     hid = hand_id(ctx)
-    hands = dealt.with_columns(hid).join(
-        acts.with_columns(hid), on="hid", how="full", suffix="_acted"
-    )
-    hands = hands.with_columns(pl.coalesce(c, f"{c}_acted") for c in HAND)
+    dealt, acts = dealt.with_columns(hid), acts.with_columns(hid)
+    if dealt.schema["hid"] != pl.Int64:
+        hands = dealt.join(acts, on="hid", how="full", suffix="_acted")
+        return hands.with_columns(pl.coalesce(c, f"{c}_acted") for c in HAND)
+    dealt, acts = marked_sorted(dealt, "hid"), marked_sorted(acts, "hid")
+    marked = acts.drop(HAND).with_columns(pl.lit(True).alias("_acted"))
+    joined = dealt.join(marked, on="hid", how="left", maintain_order="left")
+    if joined["_acted"].sum() == acts.height:  # every hand acted on holds cards
+        return joined.drop("_acted")
+    known = dealt["hid"].drop_nulls().implode()
+    only_acted = acts.filter(pl.col("hid").is_null() | ~pl.col("hid").is_in(known))
+    return pl.concat([joined.drop("_acted"), only_acted], how="diagonal")
+
+
+def build_hand_facts(ctx: GameContext) -> pl.DataFrame:
+    hands = _every_hand(ctx, _dealt_totals(ctx), _acted(ctx))
     hard, has_ace = pl.col("hard").fill_null(0), pl.col("has_ace").fill_null(False)
     return hands.select(
         *HAND,
@@ -329,17 +422,62 @@ def _first_seq(event: str) -> pl.Expr:
     return pl.col("seq").filter(pl.col("event") == event).min()
 
 
-def build_rounds(ctx: GameContext) -> pl.DataFrame:
-    rows = in_rounds(ctx, pl.lit(True), *ROUND_COLUMNS, "seq", "event", "time")
-    rounds = rows.group_by("rid", maintain_order=True).agg(
-        pl.col("table_id", "shoe_id", "round").first(),
+# the rows whose first seq or presence `rounds` records
+MARKS = ["round_start", "no_more_bets", "round_end", "void", "cover_card"]
+
+
+def _marked() -> list[pl.Expr]:
+    """The columns of `rounds` read from the MARKS rows of a round."""
+    event = pl.col("event")
+    return [
         _first_seq("round_start").alias("start_seq"),
         _first_seq("no_more_bets").alias("no_more_bets_seq"),
         _first_seq("round_end").alias("end_seq"),
-        (pl.col("event") == "void").any().alias("void"),
-        (pl.col("event") == "cover_card").any().alias("cover_card"),
-        pl.col("time").min(),
+        (event == "void").any().alias("void"),
+        (event == "cover_card").any().alias("cover_card"),
+    ]
+
+
+def _round_places(ctx: GameContext) -> pl.DataFrame | None:
+    """Per round id (in the order of the rounds' first rows): its place and earliest time,
+    read off the first row of its run of rows. That holds where each round is one run
+    with its times ascending, as the events come; None where not (or a time is missing).
+    A round id names one round: its rows are all of a round or none."""
+    events, first, time = ctx.events, runs.starts(["rid"]), pl.col("time")
+    if events["rid"].null_count() or not events["rid"].is_sorted():
+        return None
+    in_round = pl.col("round") > 0
+    ascending = time.is_not_null() & (first | (time >= time.shift(1)))
+    if not events.select((~in_round | ascending).all()).item():
+        return None
+    places = events.lazy().filter(first & in_round).select(*ROUND_COLUMNS, "time")
+    return places.collect(engine="in-memory")
+
+
+def _per_round(ctx: GameContext) -> pl.DataFrame:
+    """One row per round of the events: place, MARKS columns, earliest time. Grouping
+    every row of every round costs a pass per column; where the rounds are runs of rows,
+    only the few MARKS rows are grouped."""
+    places = _round_places(ctx)
+    if places is None:
+        rows = in_rounds(ctx, pl.lit(True), *ROUND_COLUMNS, "seq", "event", "time")
+        return rows.group_by("rid", maintain_order=True).agg(
+            pl.col("table_id", "shoe_id", "round").first(), *_marked(), pl.col("time").min()
+        )
+    marks = in_rounds(ctx, pl.col("event").is_in(MARKS), "rid", "seq", "event")
+    marked = marks.group_by("rid").agg(*_marked())
+    return places.join(marked, on="rid", how="left", maintain_order="left").select(
+        *ROUND_COLUMNS,
+        "start_seq",
+        "no_more_bets_seq",
+        "end_seq",
+        pl.col("void", "cover_card").fill_null(False),
+        "time",
     )
+
+
+def build_rounds(ctx: GameContext) -> pl.DataFrame:
+    rounds = _per_round(ctx)
     return (
         rounds.join(dealer(ctx), on="rid", how="left")
         .join(ctx.tables, on="table_id", how="left")

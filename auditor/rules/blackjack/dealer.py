@@ -38,32 +38,39 @@ def _round_state(ctx: GameContext) -> pl.DataFrame:
     The players' hands are as they ended (`replay.hand_facts`: a split pair's second card
     on the hand the split made). The dealer's blackjack is read from the first two cards
     only, so that a card drawn after it does not hide it."""
-    hands = replay.hand_facts(ctx)
-    surrendered = pl.col("surrendered")
-    live = ~pl.col("busted") & ~pl.col("natural") & ~surrendered
-    players = hands.group_by("rid").agg(
-        live.any().alias("live"),
-        pl.col("busted").sum().alias("n_busted"),
-        surrendered.sum().alias("n_surrendered"),
-        pl.col("natural").sum().alias("n_natural"),
-    )
+    # a round with a live hand: the rounds of the live hands, not a group-by of every hand
+    live = _live_hands(ctx)["rid"].unique()
     up, hole = pl.col("up"), pl.col("hole")
     ace, ten = engine.ACE, 10
     dealer_bj = ((up == ace) & (hole == ten)) | ((up == ten) & (hole == ace))
     return (
         replay.rounds(ctx)
         .filter(~pl.col("void") & (pl.col("dealer_n_cards") >= 2))
-        .join(players, on="rid", how="left")
         .select(
             "rid",
             "dealer_hits_soft_17",
             "dealer_n_cards",
             dealer_bj.fill_null(False).alias("dealer_bj"),
-            "n_busted",
-            "n_surrendered",
-            "n_natural",
-            (pl.col("live").fill_null(False) & ~dealer_bj.fill_null(False)).alias("open"),
+            (pl.col("rid").is_in(live.implode()) & ~dealer_bj.fill_null(False)).alias("open"),
         )
+    )
+
+
+def _live_hands(ctx: GameContext) -> pl.DataFrame:
+    """The player hands still live when the dealer plays: not busted, surrendered or a
+    natural."""
+    live = ~pl.col("busted") & ~pl.col("natural") & ~pl.col("surrendered")
+    return replay.hand_facts(ctx).filter(live)
+
+
+def _settled_hands(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
+    """Per round of `rids`: how many of its player hands busted, surrendered or were a
+    natural (the few rounds a message names)."""
+    hands = replay.hand_facts(ctx).filter(pl.col("rid").is_in(rids.implode()))
+    return hands.group_by("rid").agg(
+        pl.col("busted").sum().alias("n_busted"),
+        pl.col("surrendered").sum().alias("n_surrendered"),
+        pl.col("natural").sum().alias("n_natural"),
     )
 
 
@@ -97,7 +104,7 @@ def _hand_counts(dealt: pl.DataFrame) -> pl.DataFrame:
 
 def build_dealer_cards(ctx: GameContext) -> pl.DataFrame:
     dealt = replay.dealer_rows(ctx)
-    dealt = dealt.sort(replay.order(ctx, dealt, "rid", "seq"), maintain_order=True)
+    dealt = replay.in_order(ctx, dealt, "rid", "seq")
     return dealt.hstack(_hand_counts(dealt)).join(_round_state(ctx), on="rid", how="inner")
 
 
@@ -193,6 +200,7 @@ DEALER_DRAW_WRONG = register(
 
 def dealer_drew_needlessly(ctx: GameContext) -> pl.DataFrame:
     drawn = dealer_cards(ctx).filter(~pl.col("open") & (pl.col("n") == 3))
+    drawn = drawn.join(_settled_hands(ctx, drawn["rid"]), on="rid", how="left")
     why = (
         pl.when(pl.col("dealer_bj"))
         .then(pl.lit("the dealer had blackjack"))

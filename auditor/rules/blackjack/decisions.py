@@ -217,6 +217,30 @@ DOUBLE_NOT_ON_TWO_CARDS = register(
 # --- BJ203 (g)(1)(i): a doubled hand gets exactly one card
 
 
+def _not_one_card_after(ctx: GameContext, doubles: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `doubles` (a hand's first double each) whose hand was dealt other than
+    one card after it (a split card moved in is not dealt): counted by the hand id alone,
+    so that only these few are looked at card by card."""
+    hand_id = replay.hand_id(ctx)
+    dealt = (
+        play.holdings(ctx)
+        .lazy()
+        .filter(~pl.col("moved_in"))
+        .select(hand_id, pl.col("seq").alias("card_seq"))
+        .collect(engine="in-memory")
+    )
+    firsts = doubles.select(hand_id, "seq")
+    n_after = (
+        play.by_hand_id(firsts)
+        .join(play.by_hand_id(dealt), on="hid")
+        .filter(pl.col("card_seq") > pl.col("seq"))
+        .group_by("hid", "seq")
+        .len("n_after")
+    )
+    counted = firsts.join(n_after, on=["hid", "seq"], how="left", maintain_order="left")
+    return doubles.filter(counted["n_after"].fill_null(0) != 1)
+
+
 def double_card_count_wrong(ctx: GameContext) -> pl.DataFrame:
     """Cards dealt to the hand after its first double, whether or not BJ202 reports the
     double (a later double on the hand is BJ202's; its card counts here): none is
@@ -224,9 +248,10 @@ def double_card_count_wrong(ctx: GameContext) -> pl.DataFrame:
     doubles = play.decisions(ctx).filter(
         (action == "double") & ~pl.col("split_ace") & (pl.col("doubled_before") == 0)
     )
+    doubles = _not_one_card_after(ctx, doubles)
     dealt = (
         play.holdings(ctx)
-        .filter(~pl.col("moved_in"))
+        .filter(~pl.col("moved_in") & pl.col("rid").is_in(doubles["rid"].implode()))
         .select(*HAND, pl.col("seq").alias("card_seq"), pl.col("card").alias("drawn"))
     )
     after = (
@@ -302,13 +327,20 @@ def _split_values_wrong(ctx: GameContext) -> pl.DataFrame:
     )
 
 
+def _of_rounds(frame: pl.DataFrame, rids: pl.Series) -> pl.DataFrame:
+    """The rows of `frame` in the rounds `rids`: a few rounds (those with a split) picked
+    by round id before the rows are compared further."""
+    return frame.filter(pl.col("rid").is_in(rids.unique().implode()))
+
+
 def _split_wagers(ctx: GameContext) -> pl.DataFrame:
     """Each split wager with the split it follows and the patron's original main wager."""
     wagers = replay.wagers(ctx)
     split_wagers = wagers.filter(pl.col("bet") == "split")
     # the original wagers of the boxes with a split wager only
     originals = (
-        wagers.filter(pl.col("bet") == "main")
+        _of_rounds(wagers, split_wagers["rid"])
+        .filter(pl.col("bet") == "main")
         .join(split_wagers.select("rid", "seat").unique(), on=["rid", "seat"], how="semi")
         .group_by("rid", "seat", "player_id")
         .agg(pl.col("amount_cents").sum().alias("original"))
@@ -363,7 +395,7 @@ def _split_wager_missing(ctx: GameContext, split_wagers: pl.DataFrame) -> pl.Dat
     ((h)(5))."""
     split_boxes = play.splits(ctx).select("rid", "seat").unique()
     seated = (
-        replay.wagers(ctx)
+        _of_rounds(replay.wagers(ctx), split_boxes["rid"])
         .filter((pl.col("bet") == "main") & pl.col("player_id").is_null())
         .join(split_boxes, on=["rid", "seat"], how="semi")
         .group_by("rid", "seat")
@@ -430,11 +462,12 @@ SPLIT_WRONG = register(
 # --- BJ205 (c)(2): split hands completed in order
 
 
-def _of_boxes(frame: pl.DataFrame, boxes: pl.DataFrame) -> pl.DataFrame:
-    """The rows of `frame` on the boxes (rid, seat) of `boxes`. Few rounds have a split:
-    their rows are picked by round id first, so that the two-key semi-join reads few rows."""
-    rounds = frame.filter(pl.col("rid").is_in(boxes["rid"].implode()))
-    return rounds.join(boxes, on=["rid", "seat"], how="semi")
+def _of_boxes(frame: pl.DataFrame, boxes: pl.DataFrame, *columns: str) -> pl.DataFrame:
+    """`columns` of the rows of `frame` on the boxes (rid, seat) of `boxes`. Few rounds
+    have a split: their rows are picked by round id first (only the columns wanted), so
+    that the two-key semi-join reads few rows."""
+    rounds = frame.lazy().filter(pl.col("rid").is_in(boxes["rid"].implode())).select(*columns)
+    return rounds.collect(engine="in-memory").join(boxes, on=["rid", "seat"], how="semi")
 
 
 def _split_hand_spans(ctx: GameContext) -> pl.DataFrame:
@@ -445,8 +478,8 @@ def _split_hand_spans(ctx: GameContext) -> pl.DataFrame:
     created = splits.select(
         "rid", "seat", pl.col("new_hand").alias("hand"), pl.col("seq").alias("created")
     )
-    held = _of_boxes(play.holdings(ctx), first)
-    acted = _of_boxes(play.decisions(ctx), first)
+    held = _of_boxes(play.holdings(ctx), first, *HAND, "since", "until")
+    acted = _of_boxes(play.decisions(ctx), first, *HAND, "seq")
     events = pl.concat(
         [
             held.select(*HAND, pl.col("since").alias("at")),
@@ -475,14 +508,19 @@ def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
     box, at the first such card."""
     spans = _split_hand_spans(ctx)
     later = 1_000  # the dealer plays after every box
-    cards = replay.cards(ctx).select(
+    # only the cards of the rounds with a split, from the round's first split on
+    rounds = spans.group_by("rid").agg(pl.col("first_split").min())
+    cards = replay.cards(ctx).lazy().filter(
+        pl.col("seq") > replay.by_rid(ctx, rounds, "first_split")  # null: no split
+    )
+    cards = cards.select(
         "rid",
         *WHERE,
         pl.col("seq").alias("at"),
         "card",
         pl.when(pl.col("target") == "dealer").then(later).otherwise(seat).alias("to_seat"),
         hand.fill_null(0).alias("to_hand"),
-    )
+    ).collect(engine="in-memory")
     x_seat, x_hand = pl.col("to_seat"), pl.col("to_hand")
     after = (x_seat > seat) | ((x_seat == seat) & (x_hand > hand))
     at = pl.col("at")
@@ -621,7 +659,8 @@ def split_ace_played(ctx: GameContext) -> pl.DataFrame:
         .agg(pl.col("seq").get(1, null_on_oob=True).alias("extra_seq"), pl.col("card"))
         .filter(pl.col("extra_seq").is_not_null())
     )
-    where = held.select(*HAND, *WHERE).unique(HAND)
+    places = replay.rounds(ctx).select("rid", *WHERE)
+    where = held.select(*HAND).unique().join(places, on="rid", how="left")
     hands = (
         aces.join(decided, on=HAND, how="left")
         .join(extra, on=HAND, how="left")

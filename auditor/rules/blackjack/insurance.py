@@ -20,14 +20,11 @@ INSURANCE = pl.col("bet") == "insurance"
 CHIP_UNIT_CENTS = 100  # the conventions' chip unit: $1 ((e)(2) "the next unit")
 
 
-def _up_cards(ctx: GameContext) -> pl.DataFrame:
-    """The dealer's first card (code and seq) of each round."""
-    return (
-        replay.cards(ctx)
-        .filter(pl.col("target") == "dealer")
-        .group_by("rid")
-        .agg(pl.col("card").sort_by("seq").first().alias("up_card"))
-    )
+def _up_cards(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
+    """The dealer's first card (code) of each round of `rids`: only the rounds a message
+    names are looked at."""
+    dealt = replay.dealer_rows(ctx).filter(pl.col("rid").is_in(rids.unique().implode()))
+    return dealt.group_by("rid").agg(pl.col("card").sort_by("seq").first().alias("up_card"))
 
 
 def _insurance(ctx: GameContext) -> pl.DataFrame:
@@ -38,7 +35,8 @@ def _insurance(ctx: GameContext) -> pl.DataFrame:
 
 
 def insurance_without_ace(ctx: GameContext) -> pl.DataFrame:
-    wrong = _insurance(ctx).filter(pl.col("up") != 1).join(_up_cards(ctx), on="rid", how="left")
+    wrong = _insurance(ctx).filter(pl.col("up") != 1)
+    wrong = wrong.join(_up_cards(ctx, wrong["rid"]), on="rid", how="left")
     return money.with_words(ctx, wrong).select(
         *money.ROUND,
         pl.col("wager_seq").alias("seq"),

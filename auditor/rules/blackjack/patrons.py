@@ -39,14 +39,20 @@ def _patron(player_id: pl.Expr) -> pl.Expr:
 # --- BJ601 (h)(1): one to three people on a box -------------------------------------------
 
 
+def _crowded(wagers: pl.DataFrame, most: int) -> pl.DataFrame:
+    """The boxes (BOX) of `wagers` with `most` or more co-patrons (player_ids)."""
+    co_patrons = wagers.lazy().filter(pl.col("player_id").is_not_null())
+    boxes = co_patrons.select(*BOX, "player_id").unique().group_by(BOX).len()
+    return boxes.filter(pl.col("len") >= most).select(BOX).collect(engine="in-memory")
+
+
 def too_many_patrons(ctx: GameContext) -> pl.DataFrame:
     most = int(ctx.params["max_patrons_per_box"])
     wagers = _live_wagers(ctx)
     if most >= 1:
-        # a box the seated player has alone has one patron: only the boxes where a
-        # co-patron wagered can pass the limit, and only they are counted
-        shared = wagers.filter(pl.col("player_id").is_not_null()).select(BOX).unique()
-        wagers = wagers.join(shared, on=BOX, how="semi")
+        # the seated player is one patron at most: only the boxes where `most` co-patrons
+        # or more wagered can pass the limit, and only they are counted
+        wagers = wagers.join(_crowded(wagers, most), on=BOX, how="semi")
     # each patron's first wager on the box, in the order they joined it
     joined = (
         wagers.group_by(*BOX, "player_id")
