@@ -237,3 +237,25 @@ def test_events_come_sorted_by_table_and_flagged_so(tmp_path):
         assert table.flags["SORTED_ASC"]
         assert table.to_list() == sorted(t for _ in (1, 2, 3) for t in tables)
         assert frame.get_column("seq").to_list() == [1, 2, 3] * len(tables)
+
+
+@pytest.mark.parametrize(
+    ("stamps", "first"),
+    [
+        (["2026-11-02T01:00:00", "2026-11-01T23:59:59-05:00"], date(2026, 11, 1)),
+        (["2026-11-01T00:00:00", "2026-10-31 23:00:00"], date(2026, 10, 31)),
+        # the smallest texts are not timestamps: the first day is of the valid ones
+        (["0000-00-00T00:00:00", "2026-10-31T25:00:00", "2026-11-02T01:00:00",
+          "2026-11-01T09:00:00.5Z", "  2026-01-01T00:00:00", ""], date(2026, 11, 1)),
+        (["garbage", "never"], None),
+    ],
+)
+def test_first_day_is_that_of_the_earliest_valid_timestamp(tmp_path, stamps, first):
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(
+        json.dumps({"table_id": "BAC-01", "event": "burn", "ts": ts}) + "\n" for ts in stamps
+    ))
+    assert open_log(expand([str(log)])).first_day == first
+    parquet = tmp_path / "log.parquet"
+    pl.DataFrame({"table_id": ["BAC-01"] * len(stamps), "ts": stamps}).write_parquet(parquet)
+    assert open_log(expand([str(parquet)])).first_day == first

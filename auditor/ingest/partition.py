@@ -145,6 +145,12 @@ def _first_day(frame: pl.LazyFrame) -> date | None:
     if dtype != pl.String:  # typed by the file (a Datetime): no text to look at
         found = frame.select(time_of(dtype).min()).collect().item()
         return found.date() if isinstance(found, datetime) else None
+    # the smallest text, where it is a timestamp, is of the first day: a timestamp
+    # leads with its day in fixed-width digits, so none of an earlier day sorts after it
+    smallest = frame.select(pl.col("ts").min()).collect()
+    found = smallest.select(time_of(dtype)).item()
+    if isinstance(found, datetime):
+        return found.date()
     prefix = pl.col("ts").str.slice(0, 10)
     days = frame.select(prefix.unique().drop_nulls().sort()).collect().to_series().to_list()
     if len(days) > _MAX_DAY_CANDIDATES:
