@@ -43,6 +43,12 @@ class Ingested:
         return sum(f.rows for f in self.files)
 
 
+# The key columns that most nearly name a row, in that order: the rows wanted are few,
+# so those with a wanted value of one such column are picked first (one column is
+# cheaper to look up than the whole key), and only they are matched on every column.
+_NARROWING = ("seq", "shoe_id", "round")
+
+
 def rows_with_keys(events: pl.DataFrame, keys: pl.DataFrame, on: list[str]) -> pl.DataFrame:
     """The rows of `events` whose `on` columns are a row of `keys`. Usually there are
     no keys (no lost round, no finding): then no pass over the events at all."""
@@ -52,12 +58,6 @@ def rows_with_keys(events: pl.DataFrame, keys: pl.DataFrame, on: list[str]) -> p
     if narrowing is not None:
         events = events.filter(pl.col(narrowing).is_in(keys.get_column(narrowing).implode()))
     return events.join(keys.select(on), on=on, how="semi")
-
-
-# The key columns that most nearly name a row, in that order: the rows wanted are few,
-# so those with a wanted value of one such column are picked first (one column is
-# cheaper to look up than the whole key), and only they are matched on every column.
-_NARROWING = ("seq", "shoe_id", "round")
 
 
 IN_COLUMN_MISSING = "IN003"
@@ -213,9 +213,9 @@ def _ascending(key: pl.Series) -> bool:
 
 
 def _stable_order_by_code(code: pl.Series) -> pl.Series:
-    """Row numbers in a stable order by a small integer code. Arrow counts sorts
-    over a small range of integers (one pass; polars' sort compares), ten times
-    faster here; the order of equal codes is kept."""
+    """Row numbers in a stable order by a small integer code. Arrow sorts integers of
+    a small range by counting them (one pass, where polars' sort compares): ten times
+    faster here. Rows of equal codes keep their order."""
     order = pc.array_sort_indices(code.to_arrow())
     return pl.Series("order", order).cast(pl.get_index_type())
 
