@@ -131,6 +131,7 @@ from typing import Any
 
 import polars as pl
 
+from ..games.blackjack.shoes import deck_minimum
 from ..house import BLACKJACK_DEFAULTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
@@ -1533,17 +1534,8 @@ class _Simulator(TableRounds):
         ]
 
     def min_decks(self, settings: dict[str, Any]) -> int:
-        """Fewest decks (b)(1) allows the table, by how it is dealt and its optional wagers."""
-        p = self.params
-        least = int(
-            p["min_decks_hand_dealt"] if settings["dealt_from"] == "hand" else p["min_decks"]
-        )
-        optional = set(settings.get("optional_wagers", []))
-        if optional & {"twenty_point_bonus", "in_between"}:
-            least = max(least, int(p["min_decks_twenty_point_or_in_between"]))
-        if optional - {"twenty_point_bonus", "in_between"}:
-            least = max(least, int(p["min_decks_other_optional"]))
-        return least
+        """Fewest decks (b)(1) allows the table (the rule BJ102 judges by)."""
+        return deck_minimum(settings, self.params)[0]
 
     def events(self, start: datetime) -> pl.DataFrame:
         naive = start.replace(tzinfo=None)

@@ -23,10 +23,34 @@ with `shoe`, the row number of its shoe in `shoes(ctx)`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import polars as pl
 
 from ...audit_context import GameContext
 from .. import runs
+
+# (b)(1)(ii): the optional wagers that need two decks; any other needs six, (b)(1)(iii)
+TWO_DECK_WAGERS = frozenset({"twenty_point_bonus", "in_between"})
+
+
+def deck_minimum(settings: Mapping[str, Any], params: Mapping[str, Any]) -> tuple[int, str]:
+    """The fewest decks (b)(1) allows a table with these house settings, by how the
+    game is dealt and the optional wagers offered, and the paragraph that sets it."""
+    offered = set(settings.get("optional_wagers") or [])
+    if settings.get("dealt_from", "shoe") == "hand":
+        least, why = int(params["min_decks_hand_dealt"]), "(b)(1)(i) dealt from the hand"
+    else:
+        least, why = int(params["min_decks"]), "(b)(1) at least one standard deck"
+    two = int(params["min_decks_twenty_point_or_in_between"])
+    if offered & TWO_DECK_WAGERS and two > least:
+        least, why = two, "(b)(1)(ii) the 20-point bonus or in-between wager is offered"
+    six = int(params["min_decks_other_optional"])
+    if offered - TWO_DECK_WAGERS and six > least:
+        names = ", ".join(sorted(offered - TWO_DECK_WAGERS))
+        least, why = six, f"(b)(1)(iii) an optional wager is offered ({names})"
+    return least, why
 
 SHOE_KEY = ["table_id", "shoe_id"]
 

@@ -13,12 +13,10 @@ import polars as pl
 from ...audit_context import GameContext
 from ...games import common
 from ...games.blackjack import replay
-from ...games.blackjack.shoes import SHOE_KEY, round_shoes, shoes
+from ...games.blackjack.shoes import SHOE_KEY, deck_minimum, round_shoes, shoes
 from ..registry import Rule, register
 
 GAME = "blackjack"
-# (b)(1)(ii): the optional wagers that need two decks; any other needs six, (b)(1)(iii)
-TWO_DECK_WAGERS = frozenset({"twenty_point_bonus", "in_between"})
 
 
 # --- BJ101 (a)(2)(ii): at most seven betting areas
@@ -84,24 +82,10 @@ def table_minimums(ctx: GameContext) -> pl.DataFrame:
     One row per table (not per round): the optional wagers are a list-valued house
     setting, read from the house rules rather than the `ctx.tables` columns.
     """
-    p = ctx.params
     rows = []
     for table_id in ctx.tables["table_id"].to_list():
         settings = ctx.house.table(table_id, GAME).settings
-        offered = set(settings.get("optional_wagers") or [])
-        hand = settings.get("dealt_from", "shoe") == "hand"
-        least, why = (
-            (int(p["min_decks_hand_dealt"]), "(b)(1)(i) dealt from the hand")
-            if hand
-            else (int(p["min_decks"]), "(b)(1) at least one standard deck")
-        )
-        two = int(p["min_decks_twenty_point_or_in_between"])
-        if offered & TWO_DECK_WAGERS and two > least:
-            least, why = two, "(b)(1)(ii) the 20-point bonus or in-between wager is offered"
-        six = int(p["min_decks_other_optional"])
-        if offered - TWO_DECK_WAGERS and six > least:
-            names = ", ".join(sorted(offered - TWO_DECK_WAGERS))
-            least, why = six, f"(b)(1)(iii) an optional wager is offered ({names})"
+        least, why = deck_minimum(settings, ctx.params)
         rows.append({"table_id": table_id, "least": least, "why": why})
     return pl.DataFrame(rows, schema={"table_id": pl.String, "least": pl.Int64, "why": pl.String})
 
