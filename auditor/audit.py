@@ -40,7 +40,7 @@ Progress = Callable[..., None]
 
 @dataclass
 class AuditResult:
-    ingested: LogTotals
+    totals: LogTotals  # what is kept of the log: counts per table, reported rows, kept shoes
     findings: pl.DataFrame
     house: HouseRules
     rulesets: Rulesets

@@ -333,7 +333,7 @@ def round_details(result: AuditResult, per_rule_cap: int = DETAIL_PER_RULE) -> p
     rounds = findings.group_by(KEY).agg(
         pl.col("game").drop_nulls().first(), pl.col("shown").any().alias("detailed")
     )
-    rounds = _times(result.ingested.kept, result.ingested.tables, rounds)
+    rounds = _times(result.totals.kept, result.totals.tables, rounds)
     wanted = pl.col("detailed") & (pl.col("round") > 0)
     parts = []
     for game, ctx in result.contexts.items():

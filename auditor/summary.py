@@ -31,7 +31,7 @@ def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, floa
 
 
 def accounting(result: AuditResult) -> dict[str, Any]:
-    log = result.ingested
+    log = result.totals
     lost = log.rows_read - log.rows_parsed
     rows_read = log.rows_read
     rows_audited = log.rows_audited
@@ -57,7 +57,7 @@ def accounting(result: AuditResult) -> dict[str, Any]:
 
 
 def _per_table(result: AuditResult) -> list[dict[str, Any]]:
-    log = result.ingested
+    log = result.totals
     read = log.tables.drop("rows_audited", "rounds_audited")
     # rows whose round or seq did not parse still count for their table
     unplaced = (
@@ -120,7 +120,7 @@ def _per_table(result: AuditResult) -> list[dict[str, Any]]:
 
 
 def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
-    ing, findings = result.ingested, result.findings
+    ing, findings = result.totals, result.findings
     registry_over = {r for r in result.rule_ids if _is_overcharge(r)}
     times = pl.concat([ing.tables["first"], ing.tables["last"]]).drop_nulls()
     by_rule = findings.group_by("rule_id").agg(pl.len()).sort("rule_id")

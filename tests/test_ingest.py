@@ -152,7 +152,7 @@ def test_damaged_log_reports_each_bad_row_and_audits_the_rest(tmp_path):
     # rounds 2-7 have a bad row; 8 and 9 sit either side of the unreadable line; 9 has
     # the duplicate seq and 10 the row after its round_end
     assert bad_rounds == {2, 3, 4, 5, 6, 7, 8, 9, 10}
-    audited_rounds = set(result.ingested.kept_audited.filter(pl.col("round") > 0)["round"].to_list())
+    audited_rounds = set(result.totals.kept_audited.filter(pl.col("round") > 0)["round"].to_list())
     assert audited_rounds == {1}
     counts = accounting(result)
     assert counts["rows"]["balanced"]

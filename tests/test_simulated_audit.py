@@ -48,7 +48,7 @@ def test_clean_simulated_day_has_no_findings(game, tmp_path):
         pytest.skip(f"no {game} rules registered")
     _, result = _audit_simulation(game, tmp_path, faults=0.0, seed=11)
     assert result.findings.height == 0, result.findings.select("rule_id", "round", "message")
-    assert result.ingested.rows_audited == result.ingested.rows_placed
+    assert result.totals.rows_audited == result.totals.rows_placed
 
 
 @pytest.mark.parametrize("game", GAMES)
