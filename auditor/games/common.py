@@ -1,6 +1,9 @@
-"""Wording and checks both games share: decks in a shoe, card copies beyond them."""
+"""Wording and checks both games share: decks in a shoe, card copies beyond them, card
+values read off the rank."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import polars as pl
 
@@ -25,6 +28,23 @@ def ordinal(n: pl.Expr) -> pl.Expr:
 
 def decks_text(n: pl.Expr) -> pl.Expr:
     return pl.format("{} {}", n, pl.when(n == 1).then(pl.lit("deck")).otherwise(pl.lit("decks")))
+
+
+def rank_byte_values(cards: pl.Series, values: Mapping[str, int]) -> pl.Expr | None:
+    """The value of each card's rank (`values`, by rank), as an expression over the
+    `cards` column, where every code is two bytes (rank then suit, "TD") and every rank
+    one ASCII character: the code's first byte read as a number and looked up in a
+    table of the 256 byte values, several times faster than the rank cut from every
+    code and matched as text. None where that does not hold (then match the text)."""
+    if any(len(rank) != 1 or not rank.isascii() for rank in values):
+        return None
+    if not (cards.str.len_bytes() == 2).all():
+        return None
+    table: list[int | None] = [None] * 256
+    for rank, value in values.items():
+        table[ord(rank)] = value
+    code = pl.col(cards.name).cast(pl.Binary).bin.reinterpret(dtype=pl.UInt16, endianness="little")
+    return pl.lit(pl.Series(table, dtype=pl.Int8)).gather(code & 0xFF)
 
 
 def excess_cards(events: pl.DataFrame, shoes: pl.DataFrame) -> pl.DataFrame:

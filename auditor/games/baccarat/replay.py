@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from ...audit_context import GameContext
-from .. import runs
+from .. import common, runs
 from ..sorted_keys import marked_sorted
 from . import tableau
 
@@ -90,19 +90,11 @@ def card_values(ctx: GameContext) -> pl.Expr:
 
 
 def _card_points(ctx: GameContext, cards: pl.Series) -> pl.Series:
-    """`card_values` of the `cards`. Where every card is two bytes ("AS", "TD") and every
-    rank one ASCII character, the rank is the card's first byte, read as a number and
-    looked up in a table: several times faster than cutting and matching strings."""
+    """`card_values` of the `cards`, read off the rank's byte where every code is two
+    bytes long (as the format writes them)."""
     points = {str(rank): int(value) for rank, value in ctx.params["card_points"].items()}
-    length = cards.str.len_bytes()
-    one_byte = all(len(rank) == 1 and rank.isascii() for rank in points)
-    if not (one_byte and length.min() == length.max() == 2):
-        return cards.to_frame("card").select(card_values(ctx)).to_series()
-    table = [None] * 256
-    for rank, value in points.items():
-        table[ord(rank)] = value  # type: ignore[call-overload]
-    first_byte = cards.cast(pl.Binary).bin.reinterpret(dtype=pl.UInt16, endianness="little") % 256
-    return pl.Series(table, dtype=pl.Int8).gather(first_byte)
+    fast = common.rank_byte_values(cards, points)
+    return cards.to_frame("card").select(card_values(ctx) if fast is None else fast).to_series()
 
 
 def _played(ctx: GameContext) -> pl.LazyFrame:

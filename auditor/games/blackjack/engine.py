@@ -40,7 +40,6 @@ __all__ = [
     "soft_from",
     "total",
     "total_from",
-    "two_byte_card_value",
 ]
 
 Params = Mapping[str, Any]
@@ -69,21 +68,6 @@ def card_value(card: pl.Expr, params: Params) -> pl.Expr:
     """
     values = {str(rank): int(value) for rank, value in params["card_values"].items()}
     return card.str.slice(0, 1).replace_strict(values, default=None, return_dtype=pl.Int8)
-
-
-def two_byte_card_value(card: pl.Expr, params: Params) -> pl.Expr | None:
-    """`card_value` of codes that are all two bytes long (rank and suit, "AS"): the rank's
-    byte read as a number and looked up in a table of the 256 byte values, rather than a
-    one-letter string cut from every code and hashed. None where a rank of `card_values`
-    is not one ASCII character (`card_value` reads those)."""
-    ranks = {str(rank): int(value) for rank, value in params["card_values"].items()}
-    if any(len(rank) != 1 or not rank.isascii() for rank in ranks):
-        return None
-    table = [None] * 256
-    for rank, value in ranks.items():
-        table[ord(rank)] = value
-    code = card.cast(pl.Binary).bin.reinterpret(dtype=pl.UInt16, endianness="little")
-    return pl.lit(pl.Series(table, dtype=pl.Int8)).gather(code & 0xFF)
 
 
 # --- totals from two facts: the hard total and whether an ace is present ------

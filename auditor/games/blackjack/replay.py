@@ -36,7 +36,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from .. import runs
+from .. import common, runs
 from ..sorted_keys import marked_sorted, sorted_by
 from . import engine
 
@@ -217,11 +217,9 @@ def _position_in_round(frame: pl.DataFrame) -> pl.Expr:
 def _card_value(ctx: GameContext, cards: pl.Series) -> pl.Expr:
     """`engine.card_value` of `cards`, read off the rank's byte where every code is two
     bytes long (as the format writes them)."""
-    card = pl.col(cards.name)
-    fast = engine.two_byte_card_value(card, ctx.params)
-    if fast is not None and (cards.str.len_bytes() == 2).all():
-        return fast
-    return engine.card_value(card, ctx.params)
+    values = {str(rank): int(value) for rank, value in ctx.params["card_values"].items()}
+    fast = common.rank_byte_values(cards, values)
+    return engine.card_value(pl.col(cards.name), ctx.params) if fast is None else fast
 
 
 def build_cards(ctx: GameContext) -> pl.DataFrame:
