@@ -119,12 +119,16 @@ def _rounds(ordered: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _by_rid(rounds: pl.DataFrame, column: str) -> pl.Series:
-    """A column of one row per round id, indexed by the id itself (ids are small
-    integers): a row reads its round's value by a gather, not a join."""
-    size = int(rounds["rid"].max() or 0) + 1
-    empty = pl.Series(column, dtype=rounds.schema[column]).extend_constant(None, size)
-    return empty.scatter(rounds["rid"], rounds[column])
+def indexed_by_rid(frame: pl.DataFrame, column: str, size: int | None = None) -> pl.Series:
+    """`column` of `frame` (at most one row per rid) as a series indexed by the rid itself
+    (round ids are small integers), null where `frame` has none; `size` ids (by default
+    up to the largest of `frame`). A row then reads its round's value by a gather, not a
+    join."""
+    frame = frame.filter(pl.col("rid").is_not_null())
+    if size is None:
+        size = int(frame["rid"].max() or 0) + 1
+    empty = pl.Series(column, dtype=frame.schema[column]).extend_constant(None, size)
+    return empty.scatter(frame["rid"], frame[column])
 
 
 def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
@@ -133,7 +137,7 @@ def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
     `ordered` holds the rows whose keys parsed, sorted by table and seq, with `rid`.
     """
     rounds = _rounds(ordered)
-    late = ordered.filter(pl.col("seq") > _by_rid(rounds, "end_seq").gather(ordered["rid"]))
+    late = ordered.filter(pl.col("seq") > indexed_by_rid(rounds, "end_seq").gather(ordered["rid"]))
     played = rounds.filter(pl.col("round") > 0)
     unshuffled = played.filter(
         pl.col("shuffle_seq").is_null() | (pl.col("shuffle_seq") > pl.col("seq"))

@@ -36,6 +36,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...ingest.sequence import indexed_by_rid
 from .. import common, runs
 from ..sorted_keys import marked_sorted, sorted_by
 from . import engine
@@ -98,10 +99,7 @@ def next_seq(ctx: GameContext, frame: pl.DataFrame, asked: pl.DataFrame) -> pl.S
 def by_rid(ctx: GameContext, frame: pl.DataFrame, column: str) -> pl.Expr:
     """`column` of `frame` (at most one row per rid) for each row's `rid`, null where
     `frame` has none: a lookup by position in an array indexed by rid, not a join."""
-    size = int(ctx.events["rid"].max() or 0) + 1
-    frame = frame.filter(pl.col("rid").is_not_null())
-    table = pl.repeat(None, size, dtype=frame.schema[column], eager=True).alias(column)
-    table = table.scatter(frame["rid"], frame[column])
+    table = indexed_by_rid(frame, column, int(ctx.events["rid"].max() or 0) + 1)
     return pl.lit(table).gather(pl.col("rid"))
 
 
