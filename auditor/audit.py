@@ -105,6 +105,8 @@ _SETTING: Setting | None = None  # the worker's setting, sent once before its pa
 def _take_setting(setting: Setting) -> None:
     global _SETTING
     _SETTING = setting
+    # every part is read here: each Parquet file is read once and held for them all
+    setting.log.read_once = True
 
 
 class _Ahead:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import polars as pl
 import pyarrow.compute as pc
 
-from . import schema, sequence
+from . import compact, schema, sequence
 from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, typed
 from .partition import InputFile, Log, open_log
@@ -71,16 +71,30 @@ class MissingColumn:
 
 
 def _read_part(
-    log: Log, tables: list[str] | None, first: bool
+    log: Log, tables: list[str] | None, first: bool, row_offset: int
 ) -> tuple[list[pl.DataFrame], list[pl.DataFrame], list[MissingColumn]]:
+    """Every file's rows of the part, typed, each numbered (ROW) from `row_offset` on
+    in file order, file after file."""
     frames, problems, missing = [], [], []
     for file_id, raw in log.parts(tables, first):
         missing += [MissingColumn(file_id, c, raw.header_line) for c in raw.missing]
-        frame, unparsed = typed(raw.frame, file_id)
-        del raw.frame  # the untyped copy is not kept
-        frames.append(frame.with_columns(pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
+        frame, unparsed = raw.typed or typed(raw.frame, file_id)
+        del raw.frame, raw.typed  # the untyped copy is not kept
+        frames.append(_numbered(frame, row_offset).with_columns(
+            pl.lit(file_id, pl.Int32).alias(v.FILE_ID)))
+        row_offset += frame.height
         problems += [problems_frame(raw.problems, file_id), unparsed]
     return frames, problems, missing
+
+
+def _numbered(frame: pl.DataFrame, offset: int) -> pl.DataFrame:
+    """ROW for each row: `offset` on, in file order (a held file's rows come in table
+    order, each with its place in file order)."""
+    if compact.RANK not in frame.columns:
+        return frame.with_row_index(v.ROW, offset=offset).with_columns(
+            pl.col(v.ROW).cast(pl.Int64))
+    row = (pl.col(compact.RANK) + offset).alias(v.ROW)
+    return frame.select(row, pl.exclude(compact.RANK))
 
 
 def _missing_column_problems(missing: list[MissingColumn], problems: pl.DataFrame) -> pl.DataFrame:
@@ -130,13 +144,10 @@ def ingest_part(
     checked for order. Row numbers start at `row_offset` (unique over the parts).
     `orphans_elsewhere`: the first part's rows whose round is not known (they withhold
     rounds around them, which may be in this part's tables)."""
-    frames, problems, missing = _read_part(log, tables, first)
-    empty = pl.DataFrame(schema={**CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
-    events = pl.concat([empty, *frames], how="diagonal_relaxed").with_row_index(
-        v.ROW, offset=row_offset
-    )
+    frames, problems, missing = _read_part(log, tables, first, row_offset)
+    empty = pl.DataFrame(schema={v.ROW: pl.Int64, **CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
+    events = pl.concat([empty, *frames], how="diagonal_relaxed")
     del frames
-    events = events.with_columns(pl.col(v.ROW).cast(pl.Int64))
     row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
     problems += [_missing_column_problems(missing, row_problems), row_problems]
     keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
@@ -320,6 +331,7 @@ def _unauditable_rounds(
         )
         .select(pl.col(v.FILE_ID).cast(pl.Int32), pl.col(v.LINE).cast(pl.Int64), *ROUND_KEY)
         .unique()
+        .sort(v.FILE_ID, v.LINE, *ROUND_KEY, nulls_last=True)  # in file order, whatever read
     )
     every = orphans if orphans_elsewhere is None else pl.concat([orphans, orphans_elsewhere])
     if every.is_empty():

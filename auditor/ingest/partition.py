@@ -3,9 +3,11 @@
 A day's log can be tens of millions of rows; holding it all, typed and sorted,
 costs several times its size. So the files are first looked over (rows per
 table, the first day), and then read part by part: the rows of a few tables
-from every file at a time. A Parquet file is scanned again for each part (its
-reader skips what the part does not need); a text file is read once, whole, and
-its untyped rows are held until the last part.
+from every file at a time. Where every part is read in one process (the audit's
+worker), a Parquet file is read once and held typed in a few bytes a row for all
+the parts (compact); elsewhere it is scanned for each part, with the part's
+tables as the filter. A text file is read once, whole, and its untyped rows are
+held until the last part.
 
 Rows without a table cannot join a part of tables: they come with the first
 part, as do the problems of records that could not be read at all.
@@ -13,6 +15,7 @@ part, as do the problems of records that could not be read at all.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -20,13 +23,14 @@ from pathlib import Path
 
 import polars as pl
 
-from . import readers
+from . import compact, readers
 from . import vocabulary as v
 from .parse import time_of
 from .readers import RawFile
 from .sources import Source, sha256_of
 
 TABLE = "table_id"
+_READING_ONCE = threading.Lock()  # a file is read once, by the first part to need it
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,8 @@ class _Held:
     total: int = 0  # a Parquet file's rows
     broken: list[tuple[int, int]] = field(default_factory=list)  # unreadable Parquet slices
     problems: list = field(default_factory=list)  # the file's own problems (first part)
+    typed: compact.Held | None = None  # a Parquet file read once for all its parts
+    typed_failed: bool = False  # reading it once failed: it is read part by part
 
 
 @dataclass
@@ -57,6 +63,9 @@ class Log:
     held: list[_Held]
     table_rows: pl.DataFrame  # table_id (null: rows without one), rows
     first_day: date | None  # the day of the earliest timestamp of any row
+    # read each Parquet file once and hold it typed for all the parts (compact), rather
+    # than scan it again for each part: set where every part is read in one process
+    read_once: bool = False
 
     @property
     def may_have_orphans(self) -> bool:
@@ -73,8 +82,28 @@ class Log:
         for file_id, held in enumerate(self.held):
             if held.text is not None:
                 yield file_id, _text_part(held, tables, first)
+            elif self.read_once and tables is not None and self._held_typed(file_id):
+                frame, problems = held.typed.part(tables, first)
+                own = list(held.problems) if first else []
+                yield file_id, RawFile(readers.empty(), own, 0, held.missing,
+                                       typed=(frame, problems))
             else:
                 yield from ((file_id, raw) for raw in _parquet_part(held, tables, first))
+
+    def _held_typed(self, file_id: int) -> bool:
+        """Whether the Parquet file is held typed, reading it now if it is not yet; a
+        file that cannot be read whole (a damaged slice) is read part by part."""
+        held = self.held[file_id]
+        with _READING_ONCE:
+            if held.typed is None and not (held.typed_failed or held.broken or not held.columns
+                                           or held.total == 0):
+                tables = self.table_rows["table_id"].drop_nulls().to_list()
+                try:
+                    held.typed = compact.read(pl.scan_parquet(held.source.path), held.columns,
+                                              tables, held.total, file_id)
+                except Exception:  # noqa: BLE001 - read part by part, to lose the least
+                    held.typed_failed = True
+        return held.typed is not None
 
 
 def _in_part(tables: list[str] | None, first: bool, present: bool) -> pl.Expr:

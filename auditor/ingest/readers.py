@@ -35,6 +35,9 @@ class RawFile:
     rows_lost: int = 0  # records that could not be read (each also a problem)
     missing: list[str] = field(default_factory=list)  # spec columns the file lacks
     header_line: int | None = None  # where a missing column would have been named
+    # rows already typed (the canonical frame, and the problems of typing it), in place
+    # of `frame`: a Parquet file held typed for all its parts (compact.Held)
+    typed: tuple[pl.DataFrame, pl.DataFrame] | None = None
 
 
 def read(source: Source) -> RawFile:
