@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, STRING_COLUMNS, typed
 from .problems import PROBLEM_SCHEMA
+from .readers import parquet_rows
 
 TABLE = "table_id"
 RANK = "_rank"  # a row's place among the part's rows of its file, in file order
@@ -223,12 +224,7 @@ def _typed_slices(scan: pl.LazyFrame, columns: list[str], total: int, rows: int,
                   file_id: int) -> Iterator[tuple[int, tuple[pl.DataFrame, pl.DataFrame]]]:
     """Each slice of the file typed (see parse.typed), in file order."""
     def slice_typed(offset: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-        raw = (
-            scan.with_row_index(v.LINE, offset=offset + 1)
-            .slice(offset, rows)
-            .select(pl.col(v.LINE).cast(pl.Int64), *columns)
-            .collect()
-        )
+        raw = parquet_rows(scan.slice(offset, rows), columns, pl.lit(True), offset)
         return typed(raw, file_id)
 
     offsets = iter(range(0, total, rows))

@@ -24,7 +24,6 @@ from pathlib import Path
 import polars as pl
 
 from . import compact, readers
-from . import vocabulary as v
 from .parse import time_of
 from .readers import RawFile
 from .sources import Source, sha256_of
@@ -247,7 +246,7 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
         yield RawFile(readers.empty(), list(held.problems), 0, held.missing)
     if not held.broken:
         try:
-            whole = _rows(scan, held.columns, keep, 0)
+            whole = readers.parquet_rows(scan, held.columns, keep, 0)
         except Exception:  # noqa: BLE001 - read slice by slice below, to lose the least
             whole = None
         if whole is not None:
@@ -258,7 +257,7 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
         if (offset, rows) in broken:
             continue
         try:
-            piece = _rows(scan.slice(offset, rows), held.columns, keep, offset)
+            piece = readers.parquet_rows(scan.slice(offset, rows), held.columns, keep, offset)
         except Exception as exc:  # noqa: BLE001 - a damaged row group loses its rows only
             # every part meets it; the first reports it (the lost rows are counted as
             # rows read that no part parsed)
@@ -268,15 +267,3 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
             yield RawFile(readers.empty(), lost, 0, [])
             continue
         yield RawFile(piece, [], 0, held.missing if offset == 0 else [])
-
-
-def _rows(scan: pl.LazyFrame, columns: list[str], keep: pl.Expr, offset: int) -> pl.DataFrame:
-    """The rows a part keeps, each with its line (the row number in the file). The
-    columns are chosen after the filter: so the filter reaches the Parquet reader,
-    which then decodes only the rows kept (several times faster)."""
-    return (
-        scan.with_row_index(v.LINE, offset=offset + 1)
-        .filter(keep)
-        .select(pl.col(v.LINE).cast(pl.Int64), *columns)
-        .collect()
-    )

@@ -255,3 +255,17 @@ def parquet_chunk_rows() -> int:
     """The slice a damaged Parquet file is read in: an unreadable slice loses its
     rows only (read at call time, so tests can make it small)."""
     return PARQUET_CHUNK_ROWS
+
+
+def parquet_rows(scan: pl.LazyFrame, columns: list[str], keep: pl.Expr,
+                 offset: int) -> pl.DataFrame:
+    """The rows of a Parquet scan (a slice of the file starting at row `offset`) that
+    `keep` keeps, each with its line (the row number in the file). The columns are
+    chosen after the filter: so the filter reaches the Parquet reader, which then
+    decodes only the rows kept (several times faster)."""
+    return (
+        scan.with_row_index(v.LINE, offset=offset + 1)
+        .filter(keep)
+        .select(pl.col(v.LINE).cast(pl.Int64), *columns)
+        .collect()
+    )
