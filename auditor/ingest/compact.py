@@ -99,7 +99,7 @@ class _Times:
         whole = (offsets % _MICROSECONDS == 0).all()  # nulls ignored
         if whole:
             offsets = offsets // _MICROSECONDS
-        self.chunks.append((whole, offsets.shrink_dtype()))
+        self.chunks.append((whole, _narrowed(offsets)))
 
     def column(self) -> tuple[pl.Series, bool]:
         """The offsets of every chunk in one unit, and whether it is seconds."""
@@ -194,7 +194,7 @@ def read(scan: pl.LazyFrame, columns: list[str], tables: list[str], total: int,
             codes.gather(unparsed.get_column(v.LINE) - offset - 1).alias(_CODE)))
         _coded(texts, frame)
         for name in _NARROWED:  # a Categorical by its canonical code
-            held.setdefault(name, []).append(frame.get_column(name).to_physical().shrink_dtype())
+            held.setdefault(name, []).append(_narrowed(frame.get_column(name).to_physical()))
         held.setdefault("accepted", []).append(frame.get_column("accepted"))
         times.add(frame.get_column("time"))
     compact = {name: _joined(chunks) for name, chunks in held.items()}
@@ -235,6 +235,24 @@ def _typed_slices(scan: pl.LazyFrame, columns: list[str], total: int, rows: int,
             offset, done = pending.popleft()
             pending.extend((o, pool.submit(slice_typed, o)) for o in itertools.islice(offsets, 1))
             yield offset, done.result()
+
+
+_WIDTHS = {
+    True: [(pl.Int8, 1 << 7), (pl.Int16, 1 << 15), (pl.Int32, 1 << 31)],
+    False: [(pl.UInt8, 1 << 8), (pl.UInt16, 1 << 16), (pl.UInt32, 1 << 32)],
+}
+
+
+def _narrowed(column: pl.Series) -> pl.Series:
+    """An integer column in the narrowest type of its signedness that holds its values
+    (the bounds checked once, so the cast itself need not check every value)."""
+    low, high = column.min(), column.max()
+    if low is None:
+        return column.cast(pl.Int8 if column.dtype.is_signed_integer() else pl.UInt8)
+    for dtype, bound in _WIDTHS[column.dtype.is_signed_integer()]:
+        if -bound <= low and high < bound:
+            return column.cast(dtype, wrap_numerical=True)
+    return column
 
 
 def _joined(chunks: list[pl.Series]) -> pl.Series:
