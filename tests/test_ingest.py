@@ -18,6 +18,7 @@ from auditor.house import load as load_house
 from auditor.house import parse as parse_house
 from auditor.ingest import readers
 from auditor.ingest.load import ingest
+from auditor.ingest.parse import typed
 from auditor.ingest.partition import open_log
 from auditor.ingest.sources import SourceError, expand
 from auditor.rulesets import load_rulesets
@@ -260,3 +261,15 @@ def test_first_day_is_that_of_the_earliest_valid_timestamp(tmp_path, stamps, fir
     parquet = tmp_path / "log.parquet"
     pl.DataFrame({"table_id": ["BAC-01"] * len(stamps), "ts": stamps}).write_parquet(parquet)
     assert open_log(expand([str(parquet)])).first_day == first
+
+
+def test_timestamps_with_a_t_a_space_or_no_time_at_all():
+    """Timestamps are read with a T between date and time first; those left empty are
+    read again allowing a space: a space is read, and what is no time stays a problem."""
+    texts = ["2026-11-01T20:01:09-05:00", "2026-11-01 20:01:09", "2026-11-01 20:01:09.25Z",
+             "2026-02-30T20:01:09", "2026-11-01T20:01", "bad", None]
+    raw = pl.DataFrame({"ts": texts, "line": list(range(1, 8))})
+    frame, problems = typed(raw, 0)
+    at = datetime(2026, 11, 1, 20, 1, 9)
+    assert frame["time"].to_list() == [at, at, at, None, None, None, None]
+    assert problems.filter(pl.col("field") == "ts")["line"].to_list() == [4, 5, 6]

@@ -74,18 +74,32 @@ def _boolean(dtype: pl.DataType) -> pl.Expr:
     )
 
 
-def time_of(dtype: pl.DataType) -> pl.Expr:
-    """Local wall-clock time as written: an offset is kept in `ts`, not applied."""
+def time_of(dtype: pl.DataType, separator: str = "[T ]") -> pl.Expr:
+    """Local wall-clock time as written: an offset is kept in `ts`, not applied.
+    `separator`: "T" reads only the timestamps with a T between date and time (they
+    need no rewriting first: the usual case, read first by `typed`)."""
     col = pl.col("ts")
     if isinstance(dtype, pl.Datetime):
         return col.dt.replace_time_zone(None).cast(pl.Datetime("us"))
     text = col.cast(pl.String)
+    clock = text.str.slice(0, 19)
     return (
-        pl.when(text.str.contains(TIMESTAMP_PATTERN))
-        .then(text.str.slice(0, 19).str.replace(" ", "T", literal=True))
+        pl.when(text.str.contains(TIMESTAMP_PATTERN.replace("[T ]", separator)))
+        .then(clock if separator == "T" else clock.str.replace(" ", "T", literal=True))
         .str.to_datetime("%Y-%m-%dT%H:%M:%S", strict=False)
         .cast(pl.Datetime("us"))
     )
+
+
+def _times(raw: pl.DataFrame, frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` with the times of the rows that the T-only reading left empty read
+    again in full (a space between date and time; else they stay empty)."""
+    missed = raw.get_column("ts").is_not_null() & frame.get_column("time").is_null()
+    if not missed.any():
+        return frame
+    rows = missed.arg_true()
+    again = raw[rows].select(time_of(raw.schema["ts"])).to_series()
+    return frame.with_columns(frame.get_column("time").scatter(rows, again))
 
 
 def _present(raw: pl.DataFrame) -> pl.DataFrame:
@@ -103,10 +117,10 @@ def typed(raw: pl.DataFrame, file_id: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     exprs += [
         _amount_cents(schema["amount"]).alias("amount_cents"),
         _boolean(schema["accepted"]).alias("accepted"),
-        time_of(schema["ts"]).alias("time"),
+        time_of(schema["ts"], separator="T").alias("time"),
         pl.col(v.LINE),
     ]
-    frame = raw.select(exprs)
+    frame = _times(raw, raw.select(exprs))
     problems = _unparsed(raw, frame, file_id)
     return frame, problems
 
