@@ -3,10 +3,11 @@
 A log audited in parts reads each part's tables out of every file. A Parquet file's
 tables interleave in every row group, so scanning it for each part decodes the whole
 file each time (for a million blackjack rounds in 14 parts, about a quarter of the
-audit's work). Instead the file is read once, slice by slice, typed as a part would be, and
-each column is kept in as few bytes as its values allow: text as codes of its
-distinct values (one byte while there are at most 256 of them), integers in the
-narrowest width that holds them, times in seconds where they are whole seconds. A part
+audit's work). Instead the file is read once, two slices at a time, typed as a part
+would be, and each column is kept in as few bytes as its values allow: text as codes
+in a code book of its own (one byte while there are at most 256 values; the canonical
+Categoricals too, their few values made canonical as they are widened), integers in
+the narrowest width that holds them, times in seconds where they are whole seconds. A part
 then gathers its rows out of these columns, already in table order (the order every
 check reads), and widens them back to the canonical types: the frame it gets is the
 one it would have read, typed and sorted.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -48,20 +49,34 @@ class _Text:
     width: int = 0  # index into _CODE_WIDTHS
     chunks: list[pl.Series] = field(default_factory=list)
 
-    def categories(self) -> pl.Categories:
-        width = _CODE_WIDTHS[self.width]
-        return pl.Categories(f"{self.name}-{width}", self.namespace, physical=width)
+    def categories(self, width: int | None = None) -> pl.Categories:
+        physical = _CODE_WIDTHS[self.width if width is None else width]
+        return pl.Categories(f"{self.name}-{physical}", self.namespace, physical=physical)
 
-    def coded(self) -> pl.Expr:
-        return pl.col(self.name).cast(pl.Categorical(self.categories()))
+    def try_coded(self, frame: pl.DataFrame) -> tuple[int, pl.Series | None]:
+        """The column of `frame` in the codes of the moment (their width with them), or
+        None where its values outgrow them (a slice read while another is added). One
+        column at a time: a coding that fails may leave codes without a value in its
+        code book (then dropped for a wider one); coded together with other columns,
+        it would stop their coding halfway and leave such codes in their books too."""
+        width = self.width
+        try:
+            return width, frame.select(
+                pl.col(self.name).cast(pl.Categorical(self.categories(width)))).to_series()
+        except pl.exceptions.ComputeError:
+            return width, None
 
-    def add(self, frame: pl.DataFrame) -> None:
-        """Code the column of `frame`, with wider codes (and its chunks so far) as long
-        as its distinct values outgrow them."""
+    def add(self, width: int, coded: pl.Series | None, text: pl.Series | None) -> None:
+        """Add a slice's column, `coded` in codes of `width` (None: not coded; `text` is
+        it as text), with wider codes (and its chunks so far) as long as its distinct
+        values outgrow them."""
         while True:
-            try:
-                self.chunks.append(frame.select(self.coded()).to_series())
+            if coded is not None and width == self.width:
+                self.chunks.append(coded)
                 return
+            try:
+                source = text if coded is None else coded.cast(pl.String)
+                coded, width = source.cast(pl.Categorical(self.categories())), self.width
             except pl.exceptions.ComputeError:
                 if self.width + 1 == len(_CODE_WIDTHS):
                     raise
@@ -70,36 +85,20 @@ class _Text:
                                for c in self.chunks]
 
 
-def _coded(texts: dict[str, _Text], frame: pl.DataFrame) -> None:
-    """Every text column of `frame` coded, at once (in parallel) where none outgrows its
-    codes, else one by one."""
-    try:
-        coded = frame.select(text.coded() for text in texts.values())
-    except pl.exceptions.ComputeError:
-        for text in texts.values():
-            text.add(frame)
-        return
-    for text, column in zip(texts.values(), coded.get_columns(), strict=True):
-        text.chunks.append(column)
-
-
 @dataclass
 class _Times:
     """Timestamps as seconds from a base where every one is a whole second (parsed
     text always is), else as microseconds from it."""
 
-    base: int | None = None
+    base: int  # microseconds
     chunks: list[tuple[bool, pl.Series]] = field(default_factory=list)  # (in seconds, offsets)
 
-    def add(self, time: pl.Series) -> None:
-        micros = time.to_physical()
-        if self.base is None:
-            self.base = micros.min() or 0
-        offsets = micros - self.base
+    def offsets(self, time: pl.Series) -> tuple[bool, pl.Series]:
+        offsets = time.to_physical() - self.base
         whole = (offsets % _MICROSECONDS == 0).all()  # nulls ignored
         if whole:
             offsets = offsets // _MICROSECONDS
-        self.chunks.append((whole, _narrowed(offsets)))
+        return whole, _narrowed(offsets)
 
     def column(self) -> tuple[pl.Series, bool]:
         """The offsets of every chunk in one unit, and whether it is seconds."""
@@ -115,8 +114,7 @@ class Held:
 
     tables: list[str]  # the log's tables in text order: a table's code is its place here
     frame: pl.DataFrame  # compact columns, one chunk each, in file order
-    texts: dict[str, pl.Series]  # a String column's distinct values, by code
-    palette: pl.Series  # the canonical Categorical of each code held (its physical value)
+    texts: dict[str, pl.Series]  # a text column's values by code, in its canonical type
     time_base: int
     time_in_seconds: bool
     problems: pl.DataFrame  # values that did not parse, with their row's table code
@@ -155,10 +153,8 @@ class Held:
             return pl.lit(None, dtype).alias(name)
         if name == TABLE:
             return pl.lit(pl.Series(self.tables, dtype=pl.String)).gather(held).alias(name)
-        if name in self.texts:
+        if name in self.texts:  # (a canonical Categorical too: its few values spread)
             return pl.lit(self.texts[name]).gather(held.to_physical()).alias(name)
-        if name in v.CATEGORICAL_COLUMNS:
-            return pl.lit(self.palette).gather(held).alias(name)
         if name == "time":
             scale = _MICROSECONDS if self.time_in_seconds else 1
             return (held.cast(pl.Int64) * scale + self.time_base).cast(dtype).alias(name)
@@ -168,8 +164,8 @@ class Held:
         return self.problems.filter(self._wanted(pl.col(_CODE), tables, first)).drop(_CODE)
 
 
-_TEXTS = tuple(c for c in STRING_COLUMNS if c != TABLE and c not in v.CATEGORICAL_COLUMNS)
-_NARROWED = (*v.CATEGORICAL_COLUMNS, *v.INTEGER_COLUMNS, "amount_cents")
+_TEXTS = tuple(c for c in STRING_COLUMNS if c != TABLE)
+_NARROWED = (*v.INTEGER_COLUMNS, "amount_cents")
 
 
 # Rows read and typed at a time: the slices in flight are the memory the reading takes
@@ -179,62 +175,87 @@ SLICE_ROWS = 500_000
 
 
 def read(scan: pl.LazyFrame, columns: list[str], tables: list[str], total: int,
-         file_id: int) -> Held:
-    """Read a Parquet file once, SLICE_ROWS rows at a time, typed and compacted.
-    Raises what the reader raises (a damaged file is then read part by part)."""
+         file_id: int, time_base: int = 0) -> Held:
+    """Read a Parquet file once, SLICE_ROWS rows at a time, typed and compacted; times
+    are held from `time_base` (microseconds: the log's first day, so that they are
+    small). Raises what the reader raises (a damaged file is then read part by part)."""
     namespace = f"auditor-held-{next(_namespaces)}"
     texts = {name: _Text(namespace, name) for name in _TEXTS}
+    times, enum = _Times(time_base), pl.Enum(tables)
     held: dict[str, list[pl.Series]] = {}
-    times, problems = _Times(), []
-    enum = pl.Enum(tables)
-    for offset, (frame, unparsed) in _typed_slices(scan, columns, total, SLICE_ROWS, file_id):
-        codes = frame.get_column(TABLE).cast(enum).to_physical()
-        held.setdefault(TABLE, []).append(codes)
-        problems.append(unparsed.with_columns(
-            codes.gather(unparsed.get_column(v.LINE) - offset - 1).alias(_CODE)))
-        _coded(texts, frame)
-        for name in _NARROWED:  # a Categorical by its canonical code
-            held.setdefault(name, []).append(_narrowed(frame.get_column(name).to_physical()))
-        held.setdefault("accepted", []).append(frame.get_column("accepted"))
-        times.add(frame.get_column("time"))
+    problems = []
+
+    def compacted(offset: int) -> _Slice:
+        frame, unparsed = typed(
+            parquet_rows(scan.slice(offset, SLICE_ROWS), columns, pl.lit(True), offset),
+            file_id, text=pl.String)
+        return _compacted(frame, unparsed, offset, enum, texts, times)
+
+    for piece in _in_order(compacted, range(0, total, SLICE_ROWS)):
+        for name, column in piece.columns.items():
+            held.setdefault(name, []).append(column)
+        problems.append(piece.problems)
+        for name, (width, coded) in piece.coded.items():
+            texts[name].add(width, coded, piece.texts.get(name))
+        times.chunks.append(piece.times)
     compact = {name: _joined(chunks) for name, chunks in held.items()}
     compact |= {name: _joined(text.chunks) for name, text in texts.items()}
     compact["time"], in_seconds = times.column()
-    largest = max((compact[c].max() or 0) for c in v.CATEGORICAL_COLUMNS)
     # a column with no value at all (another game's, or one the file lacks) is not held
     compact = {name: column for name, column in compact.items()
                if name == TABLE or column.null_count() < len(column)}
-    # the canonical (global) categories only grow, so the codes held keep their values
-    palette = pl.Categories().to_series().head(largest + 1).cast(pl.Categorical)
+    # every code of a code book in use has its value: a coding that failed (its values
+    # outgrowing the codes) left its code book, and its column's own coding only
+    values = {name: text.categories().to_series().cast(CANONICAL_SCHEMA[name])
+              for name, text in texts.items()}
     return Held(
-        tables, pl.DataFrame(compact),
-        {name: text.categories().to_series() for name, text in texts.items()},
-        palette, times.base or 0, in_seconds,
+        tables, pl.DataFrame(compact), values, time_base, in_seconds,
         pl.concat([pl.DataFrame(schema={**PROBLEM_SCHEMA, _CODE: compact[TABLE].dtype}),
                    *problems], how="vertical_relaxed"),
     )
 
 
-# Slices read and typed at once: a slice's typing leaves a core idle at times (one
-# column's parse is long), the next slice's reading and typing fill it
+@dataclass
+class _Slice:
+    """One slice of the file, compacted (the text columns in the codes of the moment)."""
+
+    columns: dict[str, pl.Series]
+    problems: pl.DataFrame
+    coded: dict[str, tuple[int, pl.Series | None]]  # per text column: its codes' width, codes
+    texts: dict[str, pl.Series]  # the text of a column its codes could not hold
+    times: tuple[bool, pl.Series]
+
+
+def _compacted(frame: pl.DataFrame, unparsed: pl.DataFrame, offset: int, enum: pl.Enum,
+               texts: dict[str, _Text], times: _Times) -> _Slice:
+    codes = frame.get_column(TABLE).cast(enum).to_physical()
+    columns = {TABLE: codes, "accepted": frame.get_column("accepted")}
+    for name in _NARROWED:
+        columns[name] = _narrowed(frame.get_column(name))
+    coded = {name: text.try_coded(frame) for name, text in texts.items()}
+    return _Slice(
+        columns,
+        unparsed.with_columns(codes.gather(unparsed.get_column(v.LINE) - offset - 1).alias(_CODE)),
+        coded,
+        {name: frame.get_column(name) for name, (_, c) in coded.items() if c is None},
+        times.offsets(frame.get_column("time")),
+    )
+
+
+# Slices read and compacted at once: a slice's typing leaves a core idle at times (one
+# column's parse is long), the other slice's fills it
 _SLICES_AT_ONCE = 2
 
 
-def _typed_slices(scan: pl.LazyFrame, columns: list[str], total: int, rows: int,
-                  file_id: int) -> Iterator[tuple[int, tuple[pl.DataFrame, pl.DataFrame]]]:
-    """Each slice of the file typed (see parse.typed), in file order."""
-    def slice_typed(offset: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-        raw = parquet_rows(scan.slice(offset, rows), columns, pl.lit(True), offset)
-        return typed(raw, file_id)
-
-    offsets = iter(range(0, total, rows))
+def _in_order(work: Callable[[int], _Slice], offsets: range) -> Iterator[_Slice]:
+    """`work` done on each offset, two at a time, the results in order."""
+    offsets = iter(offsets)
     with ThreadPoolExecutor(_SLICES_AT_ONCE) as pool:
-        pending = deque((o, pool.submit(slice_typed, o))
-                        for o in itertools.islice(offsets, _SLICES_AT_ONCE))
+        pending = deque(pool.submit(work, o) for o in itertools.islice(offsets, _SLICES_AT_ONCE))
         while pending:
-            offset, done = pending.popleft()
-            pending.extend((o, pool.submit(slice_typed, o)) for o in itertools.islice(offsets, 1))
-            yield offset, done.result()
+            done = pending.popleft()
+            pending.extend(pool.submit(work, o) for o in itertools.islice(offsets, 1))
+            yield done.result()
 
 
 _WIDTHS = {

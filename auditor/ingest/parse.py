@@ -108,11 +108,13 @@ def _present(raw: pl.DataFrame) -> pl.DataFrame:
     return raw.with_columns(missing) if missing else raw
 
 
-def typed(raw: pl.DataFrame, file_id: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The canonical frame and the problems of values that did not parse."""
+def typed(raw: pl.DataFrame, file_id: int,
+          text: pl.DataType | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The canonical frame and the problems of values that did not parse. `text`: the
+    type of every text column instead of its canonical one (String or Categorical)."""
     raw = _present(raw)
     schema = raw.schema
-    exprs = [pl.col(c).cast(CANONICAL_SCHEMA[c]).alias(c) for c in STRING_COLUMNS]
+    exprs = [pl.col(c).cast(text or CANONICAL_SCHEMA[c]).alias(c) for c in STRING_COLUMNS]
     exprs += [_integer(c, schema[c]).alias(c) for c in v.INTEGER_COLUMNS]
     exprs += [
         _amount_cents(schema["amount"]).alias("amount_cents"),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -89,6 +89,13 @@ class Log:
             else:
                 yield from ((file_id, raw) for raw in _parquet_part(held, tables, first))
 
+    def _day_start(self) -> int:
+        """The first day's midnight, in microseconds (0 where no time is known)."""
+        if self.first_day is None:
+            return 0
+        midnight = datetime.combine(self.first_day, datetime.min.time())
+        return (midnight - datetime(1970, 1, 1)) // timedelta(microseconds=1)
+
     def _held_typed(self, file_id: int) -> bool:
         """Whether the Parquet file is held typed, reading it now if it is not yet; a
         file that cannot be read whole (a damaged slice) is read part by part."""
@@ -99,7 +106,7 @@ class Log:
                 tables = self.table_rows["table_id"].drop_nulls().to_list()
                 try:
                     held.typed = compact.read(pl.scan_parquet(held.source.path), held.columns,
-                                              tables, held.total, file_id)
+                                              tables, held.total, file_id, self._day_start())
                 except Exception:  # noqa: BLE001 - read part by part, to lose the least
                     held.typed_failed = True
         return held.typed is not None
