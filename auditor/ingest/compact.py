@@ -31,6 +31,7 @@ from .readers import parquet_rows
 
 TABLE = "table_id"
 RANK = "_rank"  # a row's place among the part's rows of its file, in file order
+TABLE_CODE = "_table"  # a row's table as a code in the tables' text order
 _CODE = "_table_code"  # a problem's row's table, as a code of Held.tables
 
 # Code widths tried in turn for a text column: a column whose distinct values outgrow
@@ -121,8 +122,9 @@ class Held:
 
     def part(self, tables: list[str] | None, first: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
         """The rows of `tables` (None: all) and, when `first`, the rows without a table:
-        typed, in table order (each table's rows in file order), with their line and
-        their place in file order (RANK); and the problems of typing them."""
+        typed, in table order (each table's rows in file order), with their line, their
+        place in file order (RANK) and their table's code (TABLE_CODE); and the
+        problems of typing them."""
         code = self.frame.get_column(TABLE)
         in_file_order = self.frame.select(
             self._wanted(pl.col(TABLE), tables, first).arg_true()).to_series()
@@ -135,6 +137,7 @@ class Held:
         frame = frame.with_columns(
             (rows.cast(pl.Int64) + 1).alias(v.LINE),
             by_table.cast(pl.Int64).alias(RANK),
+            code.gather(rows).alias(TABLE_CODE),
         )
         return frame, self._problems(tables, first)
 

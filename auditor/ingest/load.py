@@ -148,13 +148,17 @@ def ingest_part(
     empty = pl.DataFrame(schema={v.ROW: pl.Int64, **CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
     events = pl.concat([empty, *frames], how="diagonal_relaxed")
     del frames
+    # the tables' codes, where the rows came with them (a held file's), for the sort
+    codes = events.get_column(compact.TABLE_CODE) if compact.TABLE_CODE in events else None
+    events = events.drop(compact.TABLE_CODE, strict=False)
     row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
     problems += [_missing_column_problems(missing, row_problems), row_problems]
     keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
     unplaced = events.filter(~keyed)
     if unplaced.height:
         events = events.filter(keyed)
-    order, rising = _table_seq_order(events)
+        codes = None
+    order, rising = _table_seq_order(events, codes)
     # where each table's seq rises in row order, no seq goes backwards in any file
     in_file_order = None if rising else events.select(v.ROW, v.FILE_ID, v.LINE, "table_id", "seq")
     # one stable sort by table and seq: every order check and every game rule reads it;
@@ -189,7 +193,8 @@ def _tables_of_other_parts(log: Log, tables: list[str]) -> list[str]:
 _SEQ_BITS = 40  # seq below 2**40 shares one integer sort key with the table's code
 
 
-def _table_seq_order(events: pl.DataFrame) -> tuple[pl.Series | None, bool]:
+def _table_seq_order(events: pl.DataFrame,
+                     codes: pl.Series | None = None) -> tuple[pl.Series | None, bool]:
     """The stable order by table and seq (None where the rows are in that order
     already: a log written table by table), and whether each table's seq rises in
     row order. The sort key is the table's code (in the tables' text order) joined
@@ -199,12 +204,15 @@ def _table_seq_order(events: pl.DataFrame) -> tuple[pl.Series | None, bool]:
     A log is written as play goes on: its tables interleave, but each table's rows
     are usually in seq order already. Then the stable order by table code alone
     (a counting sort: a few codes, one pass) is the order by table and seq; that is
-    checked on the key, and a full sort runs only where it does not hold."""
-    names = events.get_column("table_id").unique().drop_nulls().sort().to_list()
-    keys = events.select(
-        pl.col("table_id").cast(pl.Enum(names)).to_physical().cast(pl.Int64).alias("code"),
-        pl.col("seq"),
-    ).rechunk()  # one chunk: the sort reads the keys directly
+    checked on the key, and a full sort runs only where it does not hold.
+
+    `codes`: each row's table as a code in the tables' text order, where the rows
+    came with one (none missing); else the codes are made here."""
+    if codes is None or codes.null_count():
+        names = events.get_column("table_id").unique().drop_nulls().sort().to_list()
+        codes = events.get_column("table_id").cast(pl.Enum(names)).to_physical()
+    keys = pl.DataFrame([codes.cast(pl.Int64).alias("code"), events.get_column("seq")]
+                        ).rechunk()  # one chunk: the sort reads the keys directly
     low, high = keys["seq"].min(), keys["seq"].max()
     if low is None or low < 0 or high >= 1 << _SEQ_BITS:
         order = keys.select(pl.arg_sort_by("code", "seq", maintain_order=True)).to_series()
