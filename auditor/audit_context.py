@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -21,11 +22,20 @@ class GameContext:
     on: date
     tables: pl.DataFrame  # one row per table in the log, with its house settings as columns
     _derived: dict[str, pl.DataFrame] = field(default_factory=dict)
+    _building: dict[str, threading.Lock] = field(default_factory=dict)
+    _locks: threading.Lock = field(default_factory=threading.Lock)
 
     def derived(self, name: str, build: Callable[[GameContext], pl.DataFrame]) -> pl.DataFrame:
-        """A frame several rules share (e.g. the rounds replayed), built once per audit."""
-        if name not in self._derived:
-            self._derived[name] = build(self)
+        """A frame several rules share (e.g. the rounds replayed), built once per audit,
+        by the first rule to ask: rules checked at once wait for it rather than build it
+        again."""
+        if name in self._derived:
+            return self._derived[name]
+        with self._locks:
+            lock = self._building.setdefault(name, threading.Lock())
+        with lock:
+            if name not in self._derived:
+                self._derived[name] = build(self)
         return self._derived[name]
 
 

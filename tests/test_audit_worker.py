@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date
 
+import polars as pl
 import pytest
 
 from auditor import audit
+from auditor.audit_context import GameContext
 
 
 def _die(_job: object) -> None:
@@ -72,3 +78,26 @@ def test_each_job_names_the_part_after_it():
     later = audit._jobs(parts, [0, 5, 9], orphans="orphans", start=1)
     assert [j[:4] for j in later] == [(["B", "C"], False, 5, "orphans"), (["D"], False, 9, "orphans")]
     assert later[0][4] == (["D"], False, 9, "orphans")
+
+
+def test_a_shared_frame_is_built_once_when_rules_ask_at_once():
+    """Rules of a part are checked two at a time: a frame they share is built by the
+    first to ask, and the other waits for it."""
+    ctx = GameContext("baccarat", pl.DataFrame(), None, {}, date(2026, 11, 1), pl.DataFrame())
+    builds = []
+    started = threading.Event()
+
+    def build(_ctx):
+        builds.append(1)
+        started.set()
+        time.sleep(0.2)  # long enough for the other rule to ask meanwhile
+        return pl.DataFrame({"x": [len(builds)]})
+
+    def rule(_n):
+        return ctx.derived("rounds", build)
+
+    with ThreadPoolExecutor(2) as pool:
+        frames = list(pool.map(rule, range(2)))
+    assert started.is_set()
+    assert len(builds) == 1
+    assert frames[0] is frames[1]
