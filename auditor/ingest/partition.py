@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -134,32 +135,40 @@ def _text_part(held: _Held, tables: list[str] | None, first: bool) -> RawFile:
 
 def open_log(sources: list[Source]) -> Log:
     files, held, counts, days = [], [], [], []
-    for source in sources:
-        item = _Held(source)
-        if source.encoding == "parquet":
-            rows, lost = _look_over_parquet(item, counts, days)
-        else:
-            item.text = readers.read(source)
-            frame = item.text.frame
-            present = TABLE in frame.columns
-            counts.append(_table_counts(frame.lazy(), present))
-            days.append(_first_day(frame.lazy()) if "ts" in frame.columns else None)
-            rows, lost = frame.height, item.text.rows_lost
-        held.append(item)
-        exists = source.path.exists()
-        files.append(InputFile(
-            path=source.path,
-            encoding=source.encoding + (".gz" if source.gzip else ""),
-            rows=rows + lost,
-            sha256=sha256_of(source.path) if exists else "",
-            size=source.path.stat().st_size if exists else 0,
-        ))
+    # each file's hash is taken while polars looks the files over (hashing lets go of
+    # Python, so the two share the cores)
+    with ThreadPoolExecutor(1) as hasher:
+        hashes = [hasher.submit(_sha256_if_there, source.path) for source in sources]
+        for source, sha256 in zip(sources, hashes, strict=True):
+            item = _Held(source)
+            if source.encoding == "parquet":
+                rows, lost = _look_over_parquet(item, counts, days)
+            else:
+                item.text = readers.read(source)
+                frame = item.text.frame
+                present = TABLE in frame.columns
+                counts.append(_table_counts(frame.lazy(), present))
+                days.append(_first_day(frame.lazy()) if "ts" in frame.columns else None)
+                rows, lost = frame.height, item.text.rows_lost
+            held.append(item)
+            exists = source.path.exists()
+            files.append(InputFile(
+                path=source.path,
+                encoding=source.encoding + (".gz" if source.gzip else ""),
+                rows=rows + lost,
+                sha256=sha256.result(),
+                size=source.path.stat().st_size if exists else 0,
+            ))
     table_rows = (
         pl.concat([pl.DataFrame(schema={TABLE: pl.String, "rows": pl.UInt32}), *counts])
         .group_by(TABLE).agg(pl.col("rows").sum()).sort(TABLE, nulls_last=True)
     )
     known = [d for d in days if d is not None]
     return Log(files, held, table_rows, min(known) if known else None)
+
+
+def _sha256_if_there(path: Path) -> str:
+    return sha256_of(path) if path.exists() else ""
 
 
 def _table_counts(frame: pl.LazyFrame, present: bool) -> pl.DataFrame:
