@@ -191,6 +191,7 @@ class _Worker:
     def stop(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
+            self._pool = None
 
 
 @contextmanager
@@ -293,6 +294,8 @@ def _run(sources: list[Source], house: HouseRules, rs: Rulesets, worker: _Worker
         for rule_id, frame in result.evidence.items():
             evidence.setdefault(rule_id, []).append(frame)
         places.append(result.places)
+    # every part is in: the worker's memory goes before the findings' shoes are replayed
+    worker.stop()
     found += _judged_across(evidence, places, house, log)
     if len(parts) > 1:
         kept = totals.kept_audited
