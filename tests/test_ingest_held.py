@@ -146,6 +146,22 @@ def test_a_file_that_cannot_be_held_is_scanned_for_each_part(tmp_path, monkeypat
 
     monkeypatch.setattr(compact, "read", fails)
     fallen_back, log = _parts(paths, read_once=True)
-    assert log.held[0].typed is None and log.held[0].typed_failed
+    assert log.held[0].typed is None and log.held[0].scanned
     for one, other in zip(scanned, fallen_back, strict=True):
         assert other.events.equals(one.events)
+
+
+def test_a_log_beyond_what_may_be_held_is_scanned_for_each_part(tmp_path, monkeypatch):
+    """Files are held while the rows held stay within ROWS_AT_MOST; a file beyond it is
+    scanned for each part, so that memory follows the part, with the same result."""
+    monkeypatch.setattr(audit, "PART_ROWS", 800)
+    paths = _logs(tmp_path)["blackjack in two files"]
+    scanned, _ = _parts(paths, read_once=False)
+    first_rows = pl.scan_parquet(paths[0]).select(pl.len()).collect().item()
+    monkeypatch.setattr(compact, "ROWS_AT_MOST", first_rows)  # room for the first file only
+    partly, log = _parts(paths, read_once=True)
+    assert log.held[0].typed is not None
+    assert log.held[1].typed is None and log.held[1].scanned
+    for one, other in zip(scanned, partly, strict=True):
+        for field in INGESTED:
+            assert getattr(other, field).equals(getattr(one, field)), field

@@ -54,7 +54,7 @@ class _Held:
     broken: list[tuple[int, int]] = field(default_factory=list)  # unreadable Parquet slices
     problems: list = field(default_factory=list)  # the file's own problems (first part)
     typed: compact.Held | None = None  # a Parquet file read once for all its parts
-    typed_failed: bool = False  # reading it once failed: it is read part by part
+    scanned: bool = False  # read part by part instead (see Log._held_typed)
 
 
 @dataclass
@@ -98,19 +98,27 @@ class Log:
         return (midnight - datetime(1970, 1, 1)) // timedelta(microseconds=1)
 
     def _held_typed(self, file_id: int) -> bool:
-        """Whether the Parquet file is held typed, reading it now if it is not yet; a
-        file that cannot be read whole (a damaged slice) is read part by part."""
+        """Whether the Parquet file is held typed, reading it now if it is not yet. It is
+        read part by part instead where it cannot be read whole (a damaged slice), or
+        where holding it would hold more than compact.ROWS_AT_MOST rows of the log."""
         held = self.held[file_id]
         with _READING_ONCE:
-            if held.typed is None and not (held.typed_failed or held.broken or not held.columns
-                                           or held.total == 0):
+            if held.typed is None and not held.scanned:
+                held.scanned = not self._holdable(held)
+            if held.typed is None and not held.scanned:
                 tables = self.table_rows["table_id"].drop_nulls().to_list()
                 try:
                     held.typed = compact.read(pl.scan_parquet(held.source.path), held.columns,
                                               tables, held.total, file_id, self._day_start())
                 except Exception:  # noqa: BLE001 - read part by part, to lose the least
-                    held.typed_failed = True
+                    held.scanned = True
         return held.typed is not None
+
+    def _holdable(self, held: _Held) -> bool:
+        if held.broken or not held.columns or held.total == 0:
+            return False
+        already = sum(h.total for h in self.held if h.typed is not None)
+        return already + held.total <= compact.ROWS_AT_MOST
 
 
 def _in_part(tables: list[str] | None, first: bool, present: bool) -> pl.Expr:
