@@ -22,8 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import polars as pl
-import pyarrow.compute as pc
 
+from ..series import stable_order_by_code
 from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, STRING_COLUMNS, typed
 from .problems import PROBLEM_SCHEMA
@@ -130,7 +130,7 @@ class Held:
             self._wanted(pl.col(TABLE), tables, first).arg_true()).to_series()
         # a stable counting sort by table code (rows without a table last): each
         # table's rows stay in file order
-        by_table = pl.Series(pc.array_sort_indices(code.gather(in_file_order).to_arrow()))
+        by_table = stable_order_by_code(code.gather(in_file_order))
         rows = in_file_order.gather(by_table)
         frame = self.frame[rows].select(self._widened(name) for name in CANONICAL_SCHEMA
                                         if name != v.LINE)

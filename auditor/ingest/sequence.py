@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from ..series import placed
 from . import vocabulary as v
 from .problems import PROBLEM_SCHEMA
 
@@ -127,8 +128,7 @@ def indexed_by_rid(frame: pl.DataFrame, column: str, size: int | None = None) ->
     frame = frame.filter(pl.col("rid").is_not_null())
     if size is None:
         size = int(frame["rid"].max() or 0) + 1
-    empty = pl.Series(column, dtype=frame.schema[column]).extend_constant(None, size)
-    return empty.scatter(frame["rid"], frame[column])
+    return placed(frame[column], frame["rid"], size)
 
 
 def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:

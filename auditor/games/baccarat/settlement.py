@@ -48,6 +48,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...ingest import vocabulary
+from ...series import placed
 from ..sorted_keys import marked_sorted, sorted_by
 from . import replay, tableau
 
@@ -240,8 +241,7 @@ def bet_code(dtype: pl.DataType) -> pl.Expr:
     if not isinstance(dtype, pl.Categorical):
         return bet.replace_strict(BET_CODES, return_dtype=pl.Int64)
     ids = pl.Series(list(BET_CODES), dtype=pl.String).cast(dtype).to_physical()
-    table = pl.Series([None] * (ids.max() + 1), dtype=pl.Int64)
-    table = table.scatter(ids, list(BET_CODES.values()))
+    table = placed(pl.Series(list(BET_CODES.values()), dtype=pl.Int64), ids, ids.max() + 1)
     return pl.lit(table).gather(bet.to_physical())
 
 
@@ -445,10 +445,10 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
     n = by_wager.height
     places = by_wager.get_column("_i")
     wagered = pl.Series("wagered", [], pl.Boolean).extend_constant(False, n)
-    nth = pl.Series("nth", [], pl.Int64).extend_constant(None, n)
     settled = by_wager.get_column("class") == SETTLED
     wagered = wagered.scatter(places, by_wager.get_column("wagered"))
-    nth = nth.scatter(places.filter(settled), by_wager.get_column("in_run").filter(settled) + 1)
+    in_run = by_wager.get_column("in_run").filter(settled).cast(pl.Int64)
+    nth = placed((in_run + 1).alias("nth"), places.filter(settled), n)
     return (
         money_rows(ctx)
         .with_columns(wagered, nth)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...series import placed
 from .. import runs
 from ..sorted_keys import sorted_by
 from . import engine, replay
@@ -132,10 +133,7 @@ def _with_moves(ctx: GameContext, cards: pl.DataFrame, moves: pl.DataFrame) -> p
     moved = cards.select(key[0].alias("key")).with_row_index("row")
     moved = moved.filter(pl.col("key").is_in(keyed["key"].implode())).join(keyed, on="key")
     return cards.with_columns(
-        pl.repeat(None, cards.height, dtype=keyed.schema[name], eager=True)
-        .alias(name)
-        .scatter(moved["row"], moved[name])
-        for name in ("split_seq", "new_hand")
+        placed(moved[name], moved["row"], cards.height) for name in ("split_seq", "new_hand")
     )
 
 
@@ -270,13 +268,7 @@ def _per_action(counts: pl.DataFrame, n: int) -> pl.DataFrame:
     aid = counts["aid"]
     if counts.height == n and aid.is_sorted():  # a row for every action, in order
         return counts.drop("aid")
-    return pl.DataFrame(
-        [
-            pl.repeat(None, n, dtype=dtype, eager=True).alias(name).scatter(aid, counts[name])
-            for name, dtype in counts.schema.items()
-            if name != "aid"
-        ]
-    )
+    return pl.DataFrame([placed(counts[name], aid, n) for name in counts.columns if name != "aid"])
 
 
 def _running_numbers(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
@@ -322,8 +314,7 @@ def _aces_seq(acts: pl.DataFrame, aces: pl.DataFrame) -> pl.Series:
     rows = acts.select(*HAND).with_row_index("row")
     rows = rows.filter(pl.col("rid").is_in(aces["rid"].implode()))
     found = rows.join(aces, on=HAND, how="inner")
-    column = pl.repeat(None, acts.height, dtype=aces.schema["aces_seq"], eager=True)
-    return column.alias("aces_seq").scatter(found["row"], found["aces_seq"])
+    return placed(found["aces_seq"], found["row"], acts.height)
 
 
 def build_decisions(ctx: GameContext) -> pl.DataFrame:

@@ -61,6 +61,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...series import placed
 from .. import runs
 from ..sorted_keys import marked_sorted
 from . import engine, replay
@@ -717,10 +718,7 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
     in_place = _one_row_per_seq(ctx, rows)
     if in_place:
         owned = owned.with_columns(
-            pl.repeat(None, owned.height, dtype=pl.Int64, eager=True)
-            .alias(name)
-            .scatter(narrow["_row"], narrow[name])
-            for name in ("nth", "nth_kind")
+            placed(narrow[name], narrow["_row"], owned.height) for name in ("nth", "nth_kind")
         )
     else:
         owned = owned[narrow["_row"]].hstack(narrow.select("nth", "nth_kind"))

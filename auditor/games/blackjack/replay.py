@@ -37,6 +37,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...ingest.sequence import indexed_by_rid
+from ...series import placed
 from .. import common, runs
 from ..sorted_keys import marked_sorted, sorted_by
 from . import engine
@@ -91,9 +92,8 @@ def next_seq(ctx: GameContext, frame: pl.DataFrame, asked: pl.DataFrame) -> pl.S
         allow_exact_matches=False,
     )
     # the first row above may be of a later round: then the round has none
-    seqs = found.select(pl.when(pl.col("of") == pl.col("rid")).then(pl.col("next"))).to_series()
-    column = pl.repeat(None, asked.height, dtype=pl.Int64, eager=True).alias("seq")
-    return column.scatter(found["row"], seqs)
+    seqs = found.select(pl.when(pl.col("of") == pl.col("rid")).then(pl.col("next")).alias("seq"))
+    return placed(seqs.to_series(), found["row"], asked.height)
 
 
 def by_rid(ctx: GameContext, frame: pl.DataFrame, column: str) -> pl.Expr:
