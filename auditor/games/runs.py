@@ -28,9 +28,10 @@ def ends(keys: Sequence[str]) -> pl.Expr:
     return starts(keys).shift(-1, fill_value=True)
 
 
-def _at_start(value: pl.Expr, keys: Sequence[str]) -> pl.Expr:
-    """`value` as it was on the first row of the row's run."""
-    return pl.when(starts(keys)).then(value).forward_fill()
+def _at_start(value: pl.Expr, keys: Sequence[str], first: pl.Expr | None = None) -> pl.Expr:
+    """`value` as it was on the first row of the row's run (`first`, where given, marks
+    the runs' first rows: `starts(keys)`)."""
+    return pl.when(starts(keys) if first is None else first).then(value).forward_fill()
 
 
 def position(keys: Sequence[str]) -> pl.Expr:
@@ -43,10 +44,22 @@ def sum_before(value: pl.Expr, keys: Sequence[str], first: pl.Expr | None = None
     """The sum of `value` over the earlier rows of the run (0 on its first row); `first`,
     where given, marks the runs' first rows (`starts(keys)`)."""
     value = value.fill_null(0)
-    through = value.cum_sum()
-    before = through - value
-    at_start = pl.when(starts(keys) if first is None else first).then(before).forward_fill()
-    return before - at_start
+    before = value.cum_sum() - value
+    return before - _at_start(before, keys, first)
+
+
+def rising_within(frame: pl.DataFrame, key: str, column: str,
+                  where: pl.Expr | None = None) -> bool:
+    """Whether each value of `key` is one run of rows of `frame` (the key sorted, never
+    null) with `column` present and never falling within the run (on the rows `where`,
+    every row by default): as frames cut from the events come, where a run's first
+    and last rows then stand for the whole of it."""
+    keys = frame.get_column(key)
+    if keys.null_count() or not keys.is_sorted():
+        return False
+    value = pl.col(column)
+    rising = value.is_not_null() & (starts([key]) | (value >= value.shift(1)))
+    return frame.select((rising if where is None else ~where | rising).all()).item()
 
 
 def previous(value: pl.Expr, keys: Sequence[str]) -> pl.Expr:

@@ -60,15 +60,9 @@ def least_by_rid(frame: pl.DataFrame, column: str = "seq") -> pl.DataFrame:
     """rid and the least `column` of each round of `frame`. Where each round is one run of
     rows with `column` ascending (as frames cut from the events come), that is the run's
     first row, and no group-by is needed."""
-    value = pl.col(column)
-    if (
-        frame["rid"].is_sorted()
-        and not frame["rid"].null_count()
-        and not frame[column].null_count()
-        and frame.select((runs.starts(["rid"]) | (value >= value.shift(1))).all()).item()
-    ):
+    if runs.rising_within(frame, "rid", column):
         return frame.filter(runs.starts(["rid"])).select("rid", column)
-    return frame.group_by("rid").agg(value.min())
+    return frame.group_by("rid").agg(pl.col(column).min())
 
 
 def next_seq(ctx: GameContext, frame: pl.DataFrame, asked: pl.DataFrame) -> pl.Series | None:
@@ -439,14 +433,11 @@ def _round_places(ctx: GameContext) -> pl.DataFrame | None:
     read off the first row of its run of rows. That holds where each round is one run
     with its times ascending, as the events come; None where not (or a time is missing).
     A round id names one round: its rows are all of a round or none."""
-    events, first, time = ctx.events, runs.starts(["rid"]), pl.col("time")
-    if events["rid"].null_count() or not events["rid"].is_sorted():
-        return None
     in_round = pl.col("round") > 0
-    ascending = time.is_not_null() & (first | (time >= time.shift(1)))
-    if not events.select((~in_round | ascending).all()).item():
+    if not runs.rising_within(ctx.events, "rid", "time", where=in_round):
         return None
-    places = events.lazy().filter(first & in_round).select(*ROUND_COLUMNS, "time")
+    first = runs.starts(["rid"])
+    places = ctx.events.lazy().filter(first & in_round).select(*ROUND_COLUMNS, "time")
     return places.collect(engine="in-memory")
 
 

@@ -59,18 +59,11 @@ def _round_ends(ctx: GameContext) -> pl.DataFrame | None:
     """Per round id: its shoe, round, first and last seq, read off the first and last row
     of its run of rows. That holds where each round is one run in seq order, as the
     events come (sorted by table and seq, rounds contiguous); None where they are not."""
-    events = ctx.events
-    rid, seq = events["rid"], pl.col("seq")
-    if rid.null_count() or events["seq"].null_count() or not rid.is_sorted():
+    if not runs.rising_within(ctx.events, "rid", "seq"):
         return None
-    starts = events.select(runs.starts(["rid"])).to_series()
-    if not events.select(pl.lit(starts) | (seq >= seq.shift(1))).to_series().all():
-        return None
-    rows = events.select("rid", *SHOE_KEY, "round", "seq")
-    # a run's last row is the row before the next run's first
-    lasts = starts.shift(-1, fill_value=True)
-    firsts = rows.filter(starts).rename({"round": "last_round", "seq": "first_seq"})
-    return firsts.with_columns(rows["seq"].filter(lasts).alias("last_seq"))
+    rows = ctx.events.select("rid", *SHOE_KEY, "round", "seq")
+    firsts = rows.filter(runs.starts(["rid"])).rename({"round": "last_round", "seq": "first_seq"})
+    return firsts.with_columns(rows.filter(runs.ends(["rid"]))["seq"].alias("last_seq"))
 
 
 def _per_round(ctx: GameContext) -> pl.LazyFrame:
