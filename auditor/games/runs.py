@@ -67,11 +67,13 @@ def previous(value: pl.Expr, keys: Sequence[str]) -> pl.Expr:
     return pl.when(~starts(keys)).then(value.shift(1))
 
 
-def totals(frame: pl.DataFrame, keys: Sequence[str], sums: dict[str, pl.Expr]) -> pl.DataFrame:
-    """One row per run of equal `keys` of `frame`: the keys, `rows` (how many, UInt32) and
-    per name in `sums` the sum of that expression over the run (nulls counted 0), read off
-    running sums at the run's ends. As `group_by(keys).agg(...)` in run order, without
-    the group-by's cost per group, where most runs are one to three rows."""
+def totals(frame: pl.DataFrame, keys: Sequence[str], sums: dict[str, pl.Expr],
+           kept: Sequence[str] = ()) -> pl.DataFrame:
+    """One row per run of equal `keys` of `frame`: the keys, the `kept` columns of the
+    run's first row, `rows` (how many, UInt32) and per name in `sums` the sum of that
+    expression over the run (nulls counted 0), read off running sums at the run's ends.
+    As `group_by(keys).agg(...)` in run order, without the group-by's cost per group,
+    where most runs are one to three rows."""
     first, last = starts(keys), ends(keys)
     values = {name: value.fill_null(0) for name, value in sums.items()}
     running = frame.select(
@@ -83,7 +85,7 @@ def totals(frame: pl.DataFrame, keys: Sequence[str], sums: dict[str, pl.Expr]) -
     )
     at_first = running.filter("_first")
     at_last = running.filter("_last")
-    return frame.filter(first).select(*keys).with_columns(
+    return frame.filter(first).select(*keys, *kept).with_columns(
         (at_last["rows"] - at_first["rows"] + 1).cast(pl.UInt32).alias("rows"),
         *(
             (at_last[name] - at_first[name] + at_first[f"_{name}"]).alias(name)

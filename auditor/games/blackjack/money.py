@@ -230,19 +230,14 @@ def _build_placed(ctx: GameContext) -> pl.DataFrame:
     rows = wagers.sort(
         replay.order(ctx, wagers, "rid", "seat", "hand", player, bet, "seq"), maintain_order=True
     )
-    starts = rows.select(runs.starts(["rid", "seat", "hand", "_player", "_bet"])).to_series()
-    ends = starts.shift(-1, fill_value=True)
-    row = pl.int_range(pl.len(), dtype=pl.Int64)
-    through = rows.select(
-        row.alias("row"), pl.col("amount_cents").fill_null(0).cum_sum().alias("through")
-    )
-    first, last = through.filter(starts), through.filter(ends)
-    placed = rows.filter(starts).select(
+    wager = ["rid", "seat", "hand", "_player", "_bet"]
+    placed = runs.totals(
+        rows, wager, {"staked_cents": pl.col("amount_cents")}, kept=["bet", "player_id", "seq"]
+    ).select(
         *KEY,
-        (last["through"] - first["through"] + rows["amount_cents"].fill_null(0).filter(starts))
-        .alias("staked_cents"),
+        "staked_cents",
         "seq",  # the wager's first row
-        (last["row"] - first["row"] + 1).alias("wager_rows"),
+        pl.col("rows").cast(pl.Int64).alias("wager_rows"),
         "_player",
     )
     by_holder = replay.order(ctx, placed, "rid", "seat", "hand", player, "seq")
