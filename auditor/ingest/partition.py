@@ -104,21 +104,23 @@ class Log:
         held = self.held[file_id]
         with _READING_ONCE:
             if held.typed is None and not held.scanned:
-                held.scanned = not self._holdable(held)
-            if held.typed is None and not held.scanned:
-                tables = self.table_rows["table_id"].drop_nulls().to_list()
-                try:
-                    held.typed = compact.read(pl.scan_parquet(held.source.path), held.columns,
-                                              tables, held.total, file_id, self._day_start())
-                except Exception:  # noqa: BLE001 - read part by part, to lose the least
-                    held.scanned = True
+                held.typed = self._read_once(held, file_id)
+                held.scanned = held.typed is None
         return held.typed is not None
 
-    def _holdable(self, held: _Held) -> bool:
+    def _read_once(self, held: _Held, file_id: int) -> compact.Held | None:
+        """The file read whole and held, or None where it is to be read part by part."""
         if held.broken or not held.columns or held.total == 0:
-            return False
-        already = sum(h.total for h in self.held if h.typed is not None)
-        return already + held.total <= compact.ROWS_AT_MOST
+            return None
+        held_already = sum(h.total for h in self.held if h.typed is not None)
+        if held_already + held.total > compact.ROWS_AT_MOST:
+            return None
+        tables = self.table_rows["table_id"].drop_nulls().to_list()
+        try:
+            return compact.read(pl.scan_parquet(held.source.path), held.columns, tables,
+                                held.total, file_id, self._day_start())
+        except Exception:  # noqa: BLE001 - read part by part, to lose the least
+            return None
 
 
 def _in_part(tables: list[str] | None, first: bool, present: bool) -> pl.Expr:
