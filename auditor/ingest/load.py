@@ -242,22 +242,21 @@ def _sorted_releasing(holder: list[pl.DataFrame], order: pl.Series | None) -> pl
     few columns at a time while the unsorted columns are dropped, so that the log is
     held about once, not twice."""
     events = holder.pop()
+    names = events.columns
+    # a column without any value (another game's) is not moved: it comes back as one
+    # null that polars spreads over the rows without storing them
+    empty = [pl.lit(None, events.schema[name]).alias(name)
+             for name in names
+             if events.height and events.get_column(name).null_count() == events.height]
+    events = events.drop(e.meta.output_name() for e in empty)
     if order is None:
-        return events.rechunk()
-    names, moved, empty = events.columns, [], []
-    for name in names:
-        column = events.get_column(name)
-        if column.null_count() == len(column):  # nothing to move (a column of another game)
-            empty.append(pl.repeat(None, len(column), dtype=column.dtype, eager=True)
-                         .alias(name))
-            events = events.drop(name)
+        return events.rechunk().with_columns(empty).select(names)
+    moved = []
     while events.width:
         batch = events.columns[:_SORT_BATCH]
         moved.append(events.select(batch).rechunk()[order])  # one chunk: a gather is direct
         events = events.drop(batch)
-    if empty:
-        moved.append(pl.DataFrame(empty))
-    return pl.concat(moved, how="horizontal").select(names)
+    return pl.concat(moved, how="horizontal").with_columns(empty).select(names)
 
 
 def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
