@@ -19,9 +19,16 @@ import polars as pl
 
 from . import findings as fnd
 from .audit_context import GameContext, table_settings
-from .audit_part import GAMES, PartResult, Setting, audit_part, game_rules, ingest_of
+from .audit_part import (
+    GAMES,
+    PartResult,
+    Prepared,
+    Setting,
+    audit_part,
+    game_rules,
+    prepare_part,
+)
 from .house import HouseRules
-from .ingest.load import Ingested
 from .ingest.partition import Log, open_log
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
@@ -110,22 +117,23 @@ def _take_setting(setting: Setting) -> None:
 
 
 class _Ahead:
-    """The next part read and checked in a thread of the worker while the rules check
-    the part before it. Both keep the cores busy only part of the time (many steps
-    are short or run on one core), and polars lets go of Python while it works, so
-    the two overlap (the README's Performance section has the figures). One part
-    ahead at most, so no more than two parts are held."""
+    """The next part read and checked (with the frames built ahead: prepare_part) in a
+    thread of the worker while the rules check the part before it. Both keep the cores
+    busy only part of the time (many steps are short or run on one core), and polars
+    lets go of Python while it works, so the two overlap (the README's Performance
+    section has the figures). One part ahead at most, so no more than two parts are
+    held."""
 
     def __init__(self) -> None:
         self._thread: ThreadPoolExecutor | None = None
-        self._pending: tuple[list[str], Future[Ingested]] | None = None
+        self._pending: tuple[list[str], Future[Prepared]] | None = None
 
     def start(self, setting: Setting, job: Step) -> None:
         if self._thread is None:
             self._thread = ThreadPoolExecutor(1)
-        self._pending = (job[0], self._thread.submit(ingest_of, setting, *job))
+        self._pending = (job[0], self._thread.submit(prepare_part, setting, *job))
 
-    def take(self, tables: list[str]) -> Ingested | None:
+    def take(self, tables: list[str]) -> Prepared | None:
         """The part of `tables` if it was read ahead (an error reading it is raised
         here, as it would have been reading it now)."""
         pending, self._pending = self._pending, None
@@ -157,7 +165,7 @@ def _worker_part(job: Job) -> PartResult:
         if after is not None:
             _AHEAD.start(_SETTING, after)
 
-    return audit_part(_SETTING, *step, ingested=_AHEAD.take(step[0]), after_ingest=read_next)
+    return audit_part(_SETTING, *step, prepared=_AHEAD.take(step[0]), after_ingest=read_next)
 
 
 class _Worker:

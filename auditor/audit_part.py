@@ -17,6 +17,7 @@ import polars as pl
 
 from . import findings as fnd
 from .audit_context import GameContext, table_settings
+from .games.blackjack import replay as blackjack_replay
 from .house import HouseRules
 from .ingest.load import ROUND_KEY, Ingested, ingest_part, rows_with_keys
 from .ingest.partition import Log
@@ -152,22 +153,56 @@ def _unlisted_tables(events: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
 # a core idle at times; two at a time fill them (their results are taken in order)
 RULES_AT_ONCE = 2
 
+# The frames a game's rules share that are built with the part's reading, in the
+# worker's thread that reads the next part while the rules check this one: blackjack's
+# rules take longer than its reading, so its replay's first frames are built on the
+# reading's side, and the two stages take about as long (README, Performance)
+BUILT_AHEAD: dict[str, Callable[[GameContext], object]] = {
+    "blackjack": blackjack_replay.build_ahead,
+}
 
-def _game_checks(
-    game: str, rules: list[Rule], part: Ingested, setting: Setting,
-    tick: Callable[[str], None],
-) -> tuple[list[pl.DataFrame], dict[str, pl.DataFrame], GameContext | None]:
-    """The check rows of the rules judged within the part, the evidence of those
-    judged across parts, and the context the rules ran over."""
+
+@dataclass
+class Prepared:
+    """A part read and checked, with each game's context (None: no row of the game),
+    its shared frames built ahead where the game has some (BUILT_AHEAD)."""
+
+    ingested: Ingested
+    contexts: dict[str, GameContext | None]
+
+
+def prepare_part(setting: Setting, tables: list[str] | None, first: bool, row_offset: int,
+                 orphans: pl.DataFrame | None) -> Prepared:
+    """The part read and checked (ingest_of) and its games' contexts, ready for the
+    rules."""
+    part = ingest_of(setting, tables, first, row_offset, orphans)
+    contexts = {game: _context(game, part, setting) for game in GAMES}
+    for game, ctx in contexts.items():
+        if ctx is not None and game in BUILT_AHEAD:
+            BUILT_AHEAD[game](ctx)
+    return Prepared(part, contexts)
+
+
+def _context(game: str, part: Ingested, setting: Setting) -> GameContext | None:
+    """What the game's rules check: the part's auditable rows of the game."""
     events = part.audited
     if events.select((pl.col("game") != game).any()).item():
         events = events.filter(pl.col("game") == game)  # copy only when games are mixed
-    if events.is_empty() or not rules:
-        return [], {}, None
+    if events.is_empty():
+        return None
     house, on = setting.house, setting.on
     params = setting.rulesets.params(game, on=on)
     tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
-    ctx = GameContext(game, events, house, params, on, tables)
+    return GameContext(game, events, house, params, on, tables)
+
+
+def _game_checks(
+    game: str, rules: list[Rule], ctx: GameContext | None, tick: Callable[[str], None],
+) -> tuple[list[pl.DataFrame], dict[str, pl.DataFrame]]:
+    """The check rows of the rules judged within the part, and the evidence of those
+    judged across parts."""
+    if ctx is None or not rules:
+        return [], {}
     checks, evidence = [], {}
     with ThreadPoolExecutor(RULES_AT_ONCE) as pool:
         results = [pool.submit(rule.check, ctx) for rule in rules]
@@ -177,7 +212,7 @@ def _game_checks(
                 evidence[rule.id] = result.result()
             else:
                 checks.append(fnd.from_check(rule, result.result(), game))
-    return checks, evidence, ctx
+    return checks, evidence
 
 
 def _places(evidence: dict[str, pl.DataFrame], events: pl.DataFrame) -> pl.DataFrame:
@@ -212,12 +247,13 @@ def audit_part(
     orphans: pl.DataFrame | None,
     tick: Callable[[str], None] = lambda _: None,
     keep_contexts: bool = False,
-    ingested: Ingested | None = None,
+    prepared: Prepared | None = None,
     after_ingest: Callable[[], None] = lambda: None,
 ) -> PartResult:
-    """`ingested`: the part already read and checked (ingest_of), else it is read
+    """`prepared`: the part already read and checked (prepare_part), else it is read
     here; `after_ingest` is called once it is, before the rules run."""
-    part = ingested or ingest_of(setting, tables, first, row_offset, orphans)
+    prepared = prepared or prepare_part(setting, tables, first, row_offset, orphans)
+    part = prepared.ingested
     after_ingest()
     checks = [
         fnd.as_check_rows(_not_auditable(part)),
@@ -226,10 +262,11 @@ def audit_part(
     evidence: dict[str, pl.DataFrame] = {}
     contexts = {}
     for game, rules in game_rules().items():
-        game_checks, game_evidence, ctx = _game_checks(game, rules, part, setting, tick)
+        ctx = prepared.contexts[game]
+        game_checks, game_evidence = _game_checks(game, rules, ctx, tick)
         checks += game_checks
         evidence.update(game_evidence)
-        if ctx is not None and keep_contexts:
+        if ctx is not None and rules and keep_contexts:
             contexts[game] = ctx  # its frames are built already: the report reuses them
     located = fnd.located(pl.concat(checks), part.events, setting.log.files)
     totals = part_totals(part, _finding_shoes(located, part, evidence))

@@ -49,7 +49,7 @@ def test_part_read_ahead_is_given_to_its_own_part_only(monkeypatch):
         calls.append((setting, tuple(tables), first, row_offset))
         return f"rows of {tables}"
 
-    monkeypatch.setattr(audit, "ingest_of", ingest)
+    monkeypatch.setattr(audit, "prepare_part", ingest)
     ahead = audit._Ahead()
     ahead.start("setting", (["T2"], False, 10, None))
     assert ahead.take(["T3"]) is None  # not what was read ahead: read it as usual
@@ -63,7 +63,7 @@ def test_part_read_ahead_raises_the_reading_error_when_taken(monkeypatch):
     def ingest(*_args):
         raise OSError("the file went away")
 
-    monkeypatch.setattr(audit, "ingest_of", ingest)
+    monkeypatch.setattr(audit, "prepare_part", ingest)
     ahead = audit._Ahead()
     ahead.start("setting", (["T2"], False, 0, None))
     with pytest.raises(OSError, match="went away"):

@@ -499,3 +499,11 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
 
 def settlements(ctx: GameContext) -> pl.DataFrame:
     return ctx.derived("blackjack.settlements", build_settlements)
+
+
+def build_ahead(ctx: GameContext) -> None:
+    """Build the replay's frames that nearly every rule reads (cards, actions, wagers,
+    settlements, the dealer's play, rounds and hands), ahead of the rules: the audit
+    builds them while the rules of the part before are checked (audit_part.BUILT_AHEAD)."""
+    for frame in (cards, actions, wagers, settlements, dealer, rounds, hand_facts):
+        frame(ctx)
