@@ -10,9 +10,16 @@ from datetime import date
 
 import polars as pl
 import pytest
+from casefiles import DEFAULT_HOUSE
 
 from auditor import audit
 from auditor.audit_context import GameContext
+from auditor.audit_part import Setting, audit_part, prepare_part
+from auditor.house import load as load_house
+from auditor.ingest.partition import open_log
+from auditor.ingest.sources import expand
+from auditor.rulesets import load_rulesets
+from auditor.simulate import blackjack
 
 
 def _die(_job: object) -> None:
@@ -101,3 +108,22 @@ def test_a_shared_frame_is_built_once_when_rules_ask_at_once():
     assert started.is_set()
     assert len(builds) == 1
     assert frames[0] is frames[1]
+
+
+def test_a_part_prepared_ahead_is_audited_as_one_read_then(tmp_path):
+    """The reading side builds blackjack's first replay frames (BUILT_AHEAD); the part
+    then audits exactly as one read and checked by audit_part itself."""
+    path = tmp_path / "bj.parquet"
+    blackjack.simulate(rounds=120, tables=2, seed=5, faults=0.1).events.write_parquet(path)
+    rs = load_rulesets()
+    log = open_log(expand([str(path)]))
+    setting = Setting(log, load_house(DEFAULT_HOUSE, rs, date(2026, 11, 1)), rs, log.first_day)
+    prepared = prepare_part(setting, None, True, 0, None)
+    built = prepared.contexts["blackjack"]._derived
+    assert {"blackjack.rounds", "blackjack.wagers", "blackjack.settlements"} <= set(built)
+    assert prepared.contexts["baccarat"] is None  # no baccarat row
+    ahead = audit_part(setting, None, True, 0, None, prepared=prepared)
+    now = audit_part(setting, None, True, 0, None)
+    assert ahead.found.height > 0
+    assert ahead.found.equals(now.found)
+    assert ahead.totals.tables.equals(now.totals.tables)

@@ -502,8 +502,10 @@ def settlements(ctx: GameContext) -> pl.DataFrame:
 
 
 def build_ahead(ctx: GameContext) -> None:
-    """Build the replay's frames that nearly every rule reads (cards, actions, wagers,
-    settlements, the dealer's play, rounds and hands), ahead of the rules: the audit
-    builds them while the rules of the part before are checked (audit_part.BUILT_AHEAD)."""
-    for frame in (cards, actions, wagers, settlements, dealer, rounds, hand_facts):
+    """Build the replay's frames that most rules read (actions, wagers, settlements, the
+    dealer's play with the cards, rounds) ahead of the rules: the audit builds them
+    while the rules of the part before are checked (audit_part.BUILT_AHEAD). The hands'
+    frames are left to the rules: building them ahead too gained no time and held more
+    memory (README, Performance)."""
+    for frame in (actions, wagers, settlements, dealer, rounds):
         frame(ctx)
