@@ -10,8 +10,7 @@ def placed(values: pl.Series, at: pl.Series, size: int) -> pl.Series:
     """`size` rows of `values`' name and type, null but for `values` at the rows `at`: a
     frame's column filled in by row number (the rows found by a few keys), rather than
     the whole frame joined to them."""
-    empty = pl.repeat(None, size, dtype=values.dtype, eager=True).alias(values.name)
-    return empty.scatter(at, values)
+    return values.clear(size).scatter(at, values)
 
 
 def stable_order_by_code(code: pl.Series) -> pl.Series:
