@@ -67,6 +67,10 @@ class _Text:
         except pl.exceptions.ComputeError:
             return width, None
 
+    def take_chunks(self) -> list[pl.Series]:
+        chunks, self.chunks = self.chunks, []
+        return chunks
+
     def add(self, width: int, coded: pl.Series | None, text: pl.Series | None) -> None:
         """Add a slice's column, `coded` in codes of `width` (None: not coded; `text` is
         it as text), with wider codes (and its chunks so far) as long as its distinct
@@ -206,9 +210,11 @@ def read(scan: pl.LazyFrame, columns: list[str], tables: list[str], total: int,
         for name, (width, coded) in piece.coded.items():
             texts[name].add(width, coded, piece.texts.get(name))
         times.chunks.append(piece.times)
-    compact = {name: _joined(chunks) for name, chunks in held.items()}
-    compact |= {name: _joined(text.chunks) for name, text in texts.items()}
+    # each column's chunks are let go as it is joined: the file is held once, not twice
+    compact = {name: _joined(held.pop(name)) for name in list(held)}
+    compact |= {name: _joined(text.take_chunks()) for name, text in texts.items()}
     compact["time"], in_seconds = times.column()
+    times.chunks.clear()
     # a column with no value at all (another game's, or one the file lacks) is not held
     compact = {name: column for name, column in compact.items()
                if name == TABLE or column.null_count() < len(column)}
