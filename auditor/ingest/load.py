@@ -259,16 +259,22 @@ def _sorted_releasing(holder: list[pl.DataFrame], order: pl.Series | None) -> pl
     return pl.concat(moved, how="horizontal").with_columns(empty).select(names)
 
 
+# more lines than any file has: file and line as one integer (file * this + line)
+_LINES_PER_FILE = 1 << 40
+
+
 def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     """Give each problem its row (by file and line) and that row's place in the game.
 
     A value that failed to parse and a later check on the same field of the
     same row are one problem: the first reported is kept.
     """
-    # only the rows that have problems are looked up: the event frame is large
-    lines = problems.select(v.FILE_ID, v.LINE).drop_nulls().unique()
+    # only the rows that have problems are looked up (the event frame is large), by
+    # file and line as one integer: a lookup of one key costs a fraction of a join on two
+    line_key = pl.col(v.FILE_ID).cast(pl.Int64) * _LINES_PER_FILE + pl.col(v.LINE)
+    lines = problems.select(line_key).drop_nulls().to_series()
     where = (
-        events.select(PLACE).join(lines, on=[v.FILE_ID, v.LINE], how="semi")
+        events.select(PLACE).filter(line_key.is_in(lines.implode()))
         .cast({"game": pl.String})  # as problems name it (the few rows with one)
     )
     problems = (
