@@ -273,3 +273,20 @@ def test_timestamps_with_a_t_a_space_or_no_time_at_all():
     at = datetime(2026, 11, 1, 20, 1, 9)
     assert frame["time"].to_list() == [at, at, at, None, None, None, None]
     assert problems.filter(pl.col("field") == "ts")["line"].to_list() == [4, 5, 6]
+
+
+def test_timestamps_repeated_in_runs_read_as_each_row_alone():
+    """Text timestamps are read once per run of equal values (a log in time order
+    repeats each second's): every row gets what reading it alone gives, runs of
+    missing and bad values included, and the column comes back chunked as its frame."""
+    texts = ["2026-11-01T20:01:09-05:00", "2026-11-01 20:01:10", "2026-02-30T20:01:09",
+             "2026-11-01T20:01:11.5Z", "bad", None]
+    rows = [None, None, *(t for n, t in enumerate(texts) for _ in range(n % 3 + 1)), *texts, None]
+    raw = pl.DataFrame({"ts": rows, "line": list(range(1, len(rows) + 1))})
+    chunked = pl.concat([raw[:7], raw[7:15], raw[15:]], rechunk=False)
+    frame, problems = typed(chunked, 0)
+    alone = [typed(raw[n:n + 1], 0)[0]["time"].item() for n in range(raw.height)]
+    assert frame["time"].to_list() == alone
+    assert frame["time"].chunk_lengths() == frame["line"].chunk_lengths() == [7, 8, raw.height - 15]
+    bad = [n + 1 for n, t in enumerate(rows) if t in ("2026-02-30T20:01:09", "bad")]
+    assert problems.filter(pl.col("field") == "ts")["line"].to_list() == bad

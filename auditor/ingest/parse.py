@@ -91,6 +91,32 @@ def time_of(dtype: pl.DataType, separator: str = "[T ]") -> pl.Expr:
     )
 
 
+def _text_times(ts: pl.Series) -> pl.Series:
+    """Text timestamps (`ts` as String) read as `time_of` and `_times` read them, once
+    per run of equal values: a log in time order repeats each second's timestamp on
+    its run of rows (a floor's export, some twenty rows a second), and matching and
+    parsing a timestamp costs several times what finding the runs does."""
+    text = pl.col("ts")
+    first = ts.to_frame("ts").select(
+        text.ne_missing(text.shift(1)) | (pl.int_range(pl.len()) == 0)).to_series()
+    raw = ts.filter(first).to_frame("ts")
+    read = _times(raw, raw.select(time_of(pl.String, separator="T").alias("time")))
+    run = first.cast(pl.get_index_type()).cum_sum() - 1
+    return _chunked_as(read.get_column("time").gather(run).alias("time"), ts)
+
+
+def _chunked_as(column: pl.Series, like: pl.Series) -> pl.Series:
+    """`column` in chunks of the lengths of `like`'s (views, not copies): a frame whose
+    columns are chunked alike is read as it is, where one chunked otherwise is copied
+    whole into one chunk by every select on it."""
+    lengths = like.chunk_lengths()
+    if len(lengths) < 2:
+        return column
+    starts = [sum(lengths[:n]) for n in range(len(lengths))]
+    return pl.concat([column.slice(start, n) for start, n in zip(starts, lengths, strict=True)],
+                     rechunk=False)
+
+
 def _times(raw: pl.DataFrame, frame: pl.DataFrame) -> pl.DataFrame:
     """`frame` with the times of the rows that the T-only reading left empty read
     again in full (a space between date and time; else they stay empty)."""
@@ -116,13 +142,19 @@ def typed(raw: pl.DataFrame, file_id: int,
     schema = raw.schema
     exprs = [pl.col(c).cast(text or CANONICAL_SCHEMA[c]).alias(c) for c in STRING_COLUMNS]
     exprs += [_integer(c, schema[c]).alias(c) for c in v.INTEGER_COLUMNS]
+    text_times = schema["ts"] == pl.String
     exprs += [
         _amount_cents(schema["amount"]).alias("amount_cents"),
         _boolean(schema["accepted"]).alias("accepted"),
-        time_of(schema["ts"], separator="T").alias("time"),
+        pl.lit(None, pl.Datetime("us")).alias("time") if text_times
+        else time_of(schema["ts"], separator="T").alias("time"),
         pl.col(v.LINE),
     ]
-    frame = _times(raw, raw.select(exprs))
+    frame = raw.select(exprs)
+    if text_times:
+        frame = frame.with_columns(_text_times(raw.get_column("ts")))
+    else:
+        frame = _times(raw, frame)
     problems = _unparsed(raw, frame, file_id)
     return frame, problems
 
