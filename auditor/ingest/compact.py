@@ -130,8 +130,10 @@ class Held:
         place in file order (RANK) and their table's code (TABLE_CODE); and the
         problems of typing them."""
         code = self.frame.get_column(TABLE)
+        # the part's row numbers, as a range filtered (a third of the time of arg_true)
+        row = pl.int_range(pl.len(), dtype=pl.get_index_type())
         in_file_order = self.frame.select(
-            self._wanted(pl.col(TABLE), tables, first).arg_true()).to_series()
+            row.filter(self._wanted(pl.col(TABLE), tables, first))).to_series()
         # a stable counting sort by table code (rows without a table last): each
         # table's rows stay in file order
         by_table = stable_order_by_code(code.gather(in_file_order))
