@@ -129,21 +129,23 @@ class Held:
         typed, in table order (each table's rows in file order), with their line, their
         place in file order (RANK) and their table's code (TABLE_CODE); and the
         problems of typing them."""
-        code = self.frame.get_column(TABLE)
-        # the part's row numbers, as a range filtered (a third of the time of arg_true)
-        row = pl.int_range(pl.len(), dtype=pl.get_index_type())
-        in_file_order = self.frame.select(
-            row.filter(self._wanted(pl.col(TABLE), tables, first))).to_series()
+        # the part's row numbers and table codes in file order, in one pass (a range
+        # filtered: a third of the time of arg_true over the file)
+        wanted = self._wanted(pl.col(TABLE), tables, first)
+        picked = self.frame.select(
+            pl.int_range(pl.len(), dtype=pl.get_index_type()).filter(wanted).alias("row"),
+            pl.col(TABLE).filter(wanted),
+        )
         # a stable counting sort by table code (rows without a table last): each
         # table's rows stay in file order
-        by_table = stable_order_by_code(code.gather(in_file_order))
-        rows = in_file_order.gather(by_table)
-        frame = self.frame[rows].select(self._widened(name) for name in CANONICAL_SCHEMA
-                                        if name != v.LINE)
+        by_table = stable_order_by_code(picked.get_column(TABLE))
+        rows = picked.get_column("row").gather(by_table)
+        held = self.frame[rows]
+        frame = held.select(self._widened(name) for name in CANONICAL_SCHEMA if name != v.LINE)
         frame = frame.with_columns(
             (rows.cast(pl.Int64) + 1).alias(v.LINE),
             by_table.cast(pl.Int64).alias(RANK),
-            code.gather(rows).alias(TABLE_CODE),
+            held.get_column(TABLE).alias(TABLE_CODE),
         )
         return frame, self._problems(tables, first)
 
