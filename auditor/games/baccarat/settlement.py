@@ -394,7 +394,7 @@ def _wager_runs(ctx: GameContext) -> pl.DataFrame:
 
 
 def build_wagers(ctx: GameContext) -> pl.DataFrame:
-    placed = _wager_runs(ctx)
+    wagered = _wager_runs(ctx)
     settings = [c for c in ctx.tables.columns if c != "table_id"]
     # the dragon bonus odds of each side depend on the round only: decided once a round
     dragon = [
@@ -406,11 +406,11 @@ def build_wagers(ctx: GameContext) -> pl.DataFrame:
         winner_code.alias("winner_code"),
     )
     # a wager row carries its seat and bet (ingest), so its wid, and the code in it, is known
-    placed = marked_sorted(placed, "rid").with_columns(
+    wagered = marked_sorted(wagered, "rid").with_columns(
         (pl.col("wid") % len(BET_CODES)).alias("bet_code")
     )
     frame = (
-        replay.with_columns_of(placed, rounds, "rid")
+        replay.with_columns_of(wagered, rounds, "rid")
         .lazy()
         .with_columns(_expected(ctx.params))
         .with_columns(

@@ -231,7 +231,7 @@ def _build_placed(ctx: GameContext) -> pl.DataFrame:
         replay.order(ctx, wagers, "rid", "seat", "hand", player, bet, "seq"), maintain_order=True
     )
     wager = ["rid", "seat", "hand", "_player", "_bet"]
-    placed = runs.totals(
+    wagered = runs.totals(
         rows, wager, {"staked_cents": pl.col("amount_cents")}, kept=["bet", "player_id", "seq"]
     ).select(
         *KEY,
@@ -240,9 +240,9 @@ def _build_placed(ctx: GameContext) -> pl.DataFrame:
         pl.col("rows").cast(pl.Int64).alias("wager_rows"),
         "_player",
     )
-    by_holder = replay.order(ctx, placed, "rid", "seat", "hand", player, "seq")
-    placed = placed.sort(by_holder, maintain_order=True).rename({"seq": "wager_seq"})
-    return placed.drop("_player").with_row_index("wid")
+    by_holder = replay.order(ctx, wagered, "rid", "seat", "hand", player, "seq")
+    wagered = wagered.sort(by_holder, maintain_order=True).rename({"seq": "wager_seq"})
+    return wagered.drop("_player").with_row_index("wid")
 
 
 def _placed(ctx: GameContext) -> pl.DataFrame:
@@ -251,13 +251,13 @@ def _placed(ctx: GameContext) -> pl.DataFrame:
 
 
 def _build_settlement_rows(ctx: GameContext) -> pl.DataFrame:
-    placed = _placed(ctx)
-    wids = placed.select(*KEY, "wid")
+    wagered = _placed(ctx)
+    wids = wagered.select(*KEY, "wid")
     rows = replay.in_order(ctx, replay.settlements(ctx), "rid", "seq")
     # the key as one integer (the hand, the holder's number among the wagers' and the
     # bet's code), where no part of it is null and it fits
     both = pl.concat([wids.select(*HAND, "bet"), rows.select(*HAND, "bet")])
-    player = _numbered(placed, "player_id")
+    player = _numbered(wagered, "player_id")
     key = replay.order(ctx, both, *HAND, player, _bet_code(both))
     if len(key) > 1:
         return rows.join(wids, on=KEY, how="left", nulls_equal=True, maintain_order="left")
