@@ -218,7 +218,6 @@ def read(scan: pl.LazyFrame, columns: list[str], tables: list[str], total: int,
     compact = {name: _joined(held.pop(name)) for name in list(held)}
     compact |= {name: _joined(text.take_chunks()) for name, text in texts.items()}
     compact["time"], in_seconds = times.column()
-    times.chunks.clear()
     # a column with no value at all (another game's, or one the file lacks) is not held
     compact = {name: column for name, column in compact.items()
                if name == TABLE or column.null_count() < len(column)}
