@@ -111,7 +111,7 @@ def test_a_shared_frame_is_built_once_when_rules_ask_at_once():
 
 
 def test_a_part_prepared_ahead_is_audited_as_one_read_then(tmp_path):
-    """The reading side builds blackjack's first replay frames (BUILT_AHEAD); the part
+    """The reading side builds blackjack's shared replay frames (BUILT_AHEAD); the part
     then audits exactly as one read and checked by audit_part itself."""
     path = tmp_path / "bj.parquet"
     blackjack.simulate(rounds=120, tables=2, seed=5, faults=0.1).events.write_parquet(path)
@@ -120,7 +120,8 @@ def test_a_part_prepared_ahead_is_audited_as_one_read_then(tmp_path):
     setting = Setting(log, load_house(DEFAULT_HOUSE, rs, date(2026, 11, 1)), rs, log.first_day)
     prepared = prepare_part(setting, None, True, 0, None)
     built = prepared.contexts["blackjack"]._derived
-    assert {"blackjack.rounds", "blackjack.wagers", "blackjack.settlements"} <= set(built)
+    assert {"blackjack.rounds", "blackjack.wagers", "blackjack.settlements",
+            "blackjack.hand_facts"} <= set(built)
     assert prepared.contexts["baccarat"] is None  # no baccarat row
     ahead = audit_part(setting, None, True, 0, None, prepared=prepared)
     now = audit_part(setting, None, True, 0, None)
