@@ -6,8 +6,10 @@ Generates N simulated rounds (not timed), writes them as one Parquet file,
 then times (1) polars alone reading the file and (2) `auditor audit` on it in
 a child process (no report), and prints rounds/s and the peak memory: the
 largest sum of the resident memory of the audit and its worker processes,
-sampled ten times a second. Run it on an otherwise idle machine; figures go in
-the README.
+sampled ten times a second. It first times a fixed polars workload on this
+machine (`machine reference`): machines of the same kind differ in speed, and
+the reference says how figures taken on two of them compare. Run it on an
+otherwise idle machine; figures go in the README.
 """
 
 from __future__ import annotations
@@ -40,6 +42,22 @@ def _generate(game: str, rounds: int, tables: int, seed: int, folder: Path) -> t
     print(f"generated {rounds:,} rounds, {sim.events.height:,} events "
           f"in {time.perf_counter() - started:.1f} s ({log.stat().st_size / 1e6:.0f} MB)")
     return log, house
+
+
+def _machine_reference() -> float:
+    """Seconds, best of three, of a fixed polars workload (a sort and a group-by of ten
+    million rows made from a formula, no randomness): the machine's speed at the time,
+    to compare figures taken on different machines or at different hours."""
+    n = pl.int_range(0, 10_000_000, eager=True)
+    frame = pl.DataFrame({"key": n * 7919 % 100_003, "value": n % 1_000})
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        frame.sort("key", "value")
+        frame.group_by("key").agg(pl.col("value").sum(), pl.len())
+        best = min(best, time.perf_counter() - started)
+    print(f"machine reference (fixed polars sort and group-by, best of 3): {best:.2f} s")
+    return best
 
 
 def _polars_scan(log: Path) -> float:
@@ -107,6 +125,7 @@ def main() -> None:
             log, house = _generate(args.game, args.rounds, args.tables, args.seed, folder)
         else:
             print(f"reusing {log} (delete it to generate the log again)")
+        _machine_reference()
         _polars_scan(log)
         _audit(log, house, folder / "out", args.rounds)
     sys.stdout.flush()
