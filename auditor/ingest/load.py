@@ -326,7 +326,8 @@ def _unauditable_rounds(
     given to every later part as `orphans_elsewhere`: their rounds may be in the
     tables that part holds. Rounds of `others` (tables of other parts) are theirs."""
     known = pl.all_horizontal(pl.col(ROUND_KEY).is_not_null())
-    own = problems.filter(known).select(ROUND_KEY)
+    withholding = ~pl.col("rule_id").is_in(sequence.NOT_WITHHOLDING)
+    own = problems.filter(known & withholding).select(ROUND_KEY)
     orphans = (
         problems.filter(~known & pl.col(v.LINE).is_not_null())
         .with_columns(

@@ -17,6 +17,14 @@ IN_SEQ_BACKWARDS = "IN011"
 IN_EVENT_AFTER_ROUND_END = "IN012"
 IN_ROUND_WITHOUT_SHUFFLE = "IN013"
 IN_ROUND_INCOMPLETE = "IN015"
+IN_SHOE_BEFORE_LOG = "IN016"
+IN_ROUND_BEFORE_LOG = "IN017"
+IN_ROUND_AFTER_LOG = "IN018"
+# boundary findings that set their round aside (it is not judged, its rows are reported)
+# without it having lost a row
+BOUNDARY_ROUNDS = (IN_ROUND_BEFORE_LOG, IN_ROUND_AFTER_LOG)
+# findings on a row that do not make its round unauditable
+NOT_WITHHOLDING = (IN_SHOE_BEFORE_LOG,)
 
 ROUND_KEY = ("table_id", "shoe_id", "round")
 
@@ -110,6 +118,7 @@ def _rounds(ordered: pl.DataFrame) -> pl.DataFrame:
         ordered.group_by("rid", maintain_order=True)
         .agg(
             pl.col(ROUND_KEY).first(),
+            pl.col("game").first().cast(pl.String),
             pl.col(v.ROW).first(), pl.col(v.FILE_ID).first(), pl.col(v.LINE).first(),
             pl.col("seq").first(),
             (pl.col("event") == "round_start").any().alias("started"),
@@ -117,6 +126,14 @@ def _rounds(ordered: pl.DataFrame) -> pl.DataFrame:
             pl.col("seq").filter(pl.col("event") == "round_end").min().alias("end_seq"),
         )
         .join(shuffles, on=["table_id", "shoe_id"], how="left", maintain_order="left")
+        .with_columns(
+            # the table's first and last runs of rows, and the shoe of its first row: where
+            # the log was cut (it may begin and end anywhere, hand-history-v1 1.1)
+            (pl.col("rid") == pl.col("rid").min().over("table_id")).alias("table_first"),
+            (pl.col("rid") == pl.col("rid").max().over("table_id")).alias("table_last"),
+            (pl.col("shoe_id") == pl.col("shoe_id").first().over("table_id"))
+            .alias("first_shoe"),
+        )
     )
 
 
@@ -132,17 +149,23 @@ def indexed_by_rid(frame: pl.DataFrame, column: str, size: int | None = None) ->
 
 
 def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
-    """Rows after their round's round_end, rounds with no shuffle, rounds not closed.
+    """Rows after their round's round_end, rounds with no shuffle, rounds not closed,
+    and where the log was cut (boundary_problems).
 
     `ordered` holds the rows whose keys parsed, sorted by table and seq, with `rid`.
     """
     rounds = _rounds(ordered)
     late = ordered.filter(pl.col("seq") > indexed_by_rid(rounds, "end_seq").gather(ordered["rid"]))
     played = rounds.filter(pl.col("round") > 0)
+    # the table's first shoe without a shuffle began before the log, not without one
     unshuffled = played.filter(
-        pl.col("shuffle_seq").is_null() | (pl.col("shuffle_seq") > pl.col("seq"))
+        (pl.col("shuffle_seq").is_null() & ~pl.col("first_shoe"))
+        | (pl.col("shuffle_seq") > pl.col("seq"))
     )
-    incomplete = played.filter(~pl.col("started") | ~pl.col("ended"))
+    before, after = _began_before(), _continues_after()
+    incomplete = played.filter(
+        (~pl.col("started") | ~pl.col("ended")) & ~before & ~after
+    )
     missing = (
         pl.when(~pl.col("started") & ~pl.col("ended")).then(pl.lit("round_start and round_end"))
         .when(~pl.col("started")).then(pl.lit("round_start"))
@@ -166,6 +189,64 @@ def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
                 incomplete, IN_ROUND_INCOMPLETE, "event", "a round_start and a round_end",
                 pl.format("Round {} of shoe {} lacks its {}.", "round", "shoe_id", missing),
                 pl.lit(None, pl.String),
+            ),
+            boundary_problems(rounds),
+        ]
+    )
+
+
+def _began_before() -> pl.Expr:
+    """The round in progress where a table's rows begin: its first run of rows, a round
+    without its round_start (which was recorded before the log)."""
+    return pl.col("table_first") & ~pl.col("started")
+
+
+def _continues_after() -> pl.Expr:
+    """The round in progress where a table's rows end: its last run, without round_end."""
+    return pl.col("table_last") & ~pl.col("ended")
+
+
+# What cannot be confirmed of a shoe that began before the log, per game
+_SHOE_BEFORE_LOG = {
+    "baccarat": "its decks, burn and card count cannot be confirmed; the cover card, curator "
+                "and marked commission are judged from the first that the log records",
+    "blackjack": "its decks and card count cannot be confirmed; the cover card is judged "
+                 "from the first that the log records",
+}
+
+
+def boundary_problems(rounds: pl.DataFrame) -> pl.DataFrame:
+    """Where a log was cut (hand-history-v1 1.1, "Logs cut at any hour"): one warning
+    per shoe that began before the log (at its first row), and one per table for the
+    round in progress where its rows begin and where they end (those rounds are set
+    aside, not judged). Nothing here is an error: the log cannot show what it lacks."""
+    played = rounds.filter(pl.col("round") > 0)
+    # the shoe's first run of rows (rounds are numbered in seq order)
+    shoes = rounds.filter(pl.col("first_shoe") & pl.col("shuffle_seq").is_null()).unique(
+        ["table_id", "shoe_id"], keep="first", maintain_order=True)
+    what = pl.col("game").replace_strict(_SHOE_BEFORE_LOG, default="its history cannot be "
+                                         "confirmed")
+    return pl.concat(
+        [
+            _as_problems(
+                shoes, IN_SHOE_BEFORE_LOG, "shoe_id", "the shoe's shuffle in the log",
+                pl.format("Shoe {} of table {} began before this log: {}.",
+                          "shoe_id", "table_id", what),
+                pl.lit("no shuffle before its first row"),
+            ),
+            _as_problems(
+                played.filter(_began_before()), IN_ROUND_BEFORE_LOG, "event",
+                "the round's round_start in the log",
+                pl.format("Table {}'s rows begin in round {} of shoe {}, which began before "
+                          "this log: the round is not judged.", "table_id", "round", "shoe_id"),
+                pl.lit("rows of a round without its round_start"),
+            ),
+            _as_problems(
+                played.filter(_continues_after()), IN_ROUND_AFTER_LOG, "event",
+                "the round's round_end in the log",
+                pl.format("Table {}'s rows end in round {} of shoe {}, which continues after "
+                          "this log: the round is not judged.", "table_id", "round", "shoe_id"),
+                pl.lit("rows of a round without its round_end"),
             ),
         ]
     )

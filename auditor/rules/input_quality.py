@@ -13,6 +13,7 @@ FILES = "hand-history-v1 Files"
 COLUMNS = "hand-history-v1 Columns"
 EVENTS = "hand-history-v1 Events"
 HOUSE = "hand-history-v1 House rules"
+CUT = "hand-history-v1 Logs cut at any hour"
 
 FILE_UNREADABLE = register(
     Rule(
@@ -221,6 +222,51 @@ ROUND_INCOMPLETE = register(
         "A round (round 1 or later) that lacks its `round_start` or its `round_end`.",
         "round 5: round_start, wager, ..., pay and no round_end",
         "round 5: round_start, ..., round_end",
+    )
+)
+SHOE_BEGAN_BEFORE_LOG = register(
+    Rule(
+        "IN016",
+        "shoe-began-before-log",
+        "Shoe began before the log",
+        CUT,
+        "warning",
+        "input",
+        "A table's first shoe in the log has no shuffle: it began before the log (or before "
+        "the context given with --context). Its rounds are judged; what needs the shoe's "
+        "beginning (its decks, burn and card count) cannot be confirmed, and what carries "
+        "across rounds (cover card, curator, marked commission) is judged from the first "
+        "fact the log records. One warning per shoe.",
+        "a nightly log that begins at round 31 of shoe BAC-01-0007",
+        "the same log given the night before as context: the shoe's shuffle is in it",
+    )
+)
+ROUND_BEGAN_BEFORE_LOG = register(
+    Rule(
+        "IN017",
+        "round-began-before-log",
+        "Round in progress where the log begins",
+        CUT,
+        "warning",
+        "input",
+        "A table's rows begin in the middle of a round (its round_start is not in the log): "
+        "the round is not judged and its rows are reported. One warning per table.",
+        "the log's first rows of BAC-01 are the cards and payouts of round 30, then round 31",
+        "the log of BAC-01 begins with round 31's round_start",
+    )
+)
+ROUND_CONTINUES_AFTER_LOG = register(
+    Rule(
+        "IN018",
+        "round-continues-after-log",
+        "Round in progress where the log ends",
+        CUT,
+        "warning",
+        "input",
+        "A table's rows end in the middle of a round (its round_end is not in the log): the "
+        "round is not judged and its rows are reported. One warning per table.",
+        "the log's last rows of BAC-01 are round 44's round_start and wagers",
+        "the log of BAC-01 ends with round 44's round_end",
     )
 )
 TABLE_NOT_IN_HOUSE_RULES = register(
