@@ -34,6 +34,7 @@ from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
 from .rules import catalog
 from .rulesets import Rulesets
+from .scope import Scope, Window, findings_in_scope
 
 __all__ = ["GAMES", "AuditError", "AuditResult", "run"]
 
@@ -54,6 +55,10 @@ class AuditResult:
     on: date  # the day whose ruleset applies: the first day of the logs
     rule_ids: list[str]  # rules applied
     contexts: dict[str, GameContext] = field(default_factory=dict)  # per game, with its frames
+
+    @property
+    def scope(self) -> Scope:
+        return self.totals.scope
 
 
 # Rows of one part of the log: the log is read, checked and audited a part of whole
@@ -271,28 +276,38 @@ def _likely_rows(sources: list[Source]) -> int:
 def run(
     sources: list[Source], house: HouseRules, rs: Rulesets,
     progress: Progress = lambda *_: None,
+    context: list[Source] = (),
+    window: Window | None = None,
 ) -> AuditResult:
-    """Audit the logs. A log of several parts is audited in a worker process started
-    with spawn: a script calling this must do so under `if __name__ == "__main__":`."""
+    """Audit the logs. `context`: logs read only to give the audited rounds their
+    history (never reported themselves); `window`: only the rounds that start within it
+    are audited, every other row read is context (see scope).
+
+    A log of several parts is audited in a worker process started with spawn: a script
+    calling this must do so under `if __name__ == "__main__":`."""
+    both = {s.path.resolve() for s in sources} & {s.path.resolve() for s in context}
+    if both:
+        raise AuditError(f"{sorted(both)[0]} is given both as a log to audit and as context")
     worker = _Worker()
     try:
-        if _likely_rows(sources) > PART_ROWS:
+        if _likely_rows([*sources, *context]) > PART_ROWS:
             worker.start()
-        return _run(sources, house, rs, worker, progress)
+        return _run(sources, list(context), window, house, rs, worker, progress)
     finally:
         worker.stop()
 
 
-def _run(sources: list[Source], house: HouseRules, rs: Rulesets, worker: _Worker,
-         progress: Progress) -> AuditResult:
-    log = open_log(sources)
+def _run(sources: list[Source], context: list[Source], window: Window | None,
+         house: HouseRules, rs: Rulesets, worker: _Worker, progress: Progress) -> AuditResult:
+    log = open_log([*sources, *context])
+    log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
     on = log.first_day or date.today()
     setting = Setting(log, house, rs, on)
     parts = _parts(log)
     rules = game_rules()
     applied = [r.id for r in catalog.REGISTRY.all() if r.scope in ("input", "house")]
     applied += [r.id for game in GAMES for r in rules[game]]
-    totals = LogTotals(log.files)
+    totals = LogTotals(log.files, scope=log.scope)
     contexts: dict[str, GameContext] = {}
     found: list[pl.DataFrame] = []
     evidence: dict[str, list[pl.DataFrame]] = {}
@@ -325,5 +340,5 @@ def _judged_across(evidence: dict[str, list[pl.DataFrame]], places: list[pl.Data
     for rule_id, frames in evidence.items():
         rule = catalog.REGISTRY.get(rule_id)
         rows = fnd.from_check(rule, rule.across(pl.concat(frames), house), rule.scope)
-        out.append(fnd.located(rows, where, log.files))
+        out.append(findings_in_scope(fnd.located(rows, where, log.files), where))
     return out

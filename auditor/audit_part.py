@@ -28,6 +28,7 @@ from .rules import catalog
 from .rules.input_quality import ROUND_NOT_AUDITABLE, TABLE_NOT_IN_HOUSE_RULES
 from .rules.registry import Rule
 from .rulesets import Rulesets
+from .scope import findings_in_scope, rows_in_scope
 
 
 def game_rules() -> dict[str, list[Rule]]:
@@ -261,7 +262,7 @@ def audit_part(
     after_ingest()
     checks = [
         fnd.as_check_rows(_not_auditable(part)),
-        fnd.as_check_rows(_unlisted_tables(part.events, setting.house)),
+        fnd.as_check_rows(_unlisted_tables(rows_in_scope(part.events), setting.house)),
     ]
     evidence: dict[str, pl.DataFrame] = {}
     contexts = {}
@@ -272,7 +273,8 @@ def audit_part(
         evidence.update(game_evidence)
         if ctx is not None and rules and keep_contexts:
             contexts[game] = ctx  # its frames are built already: the report reuses them
-    located = fnd.located(pl.concat(checks), part.events, setting.log.files)
-    totals = part_totals(part, _finding_shoes(located, part, evidence))
+    located = findings_in_scope(
+        fnd.located(pl.concat(checks), part.events, setting.log.files), part.events)
+    totals = part_totals(part, _finding_shoes(located, part, evidence), setting.log.scope)
     return PartResult(located, totals, part.orphans, evidence, _places(evidence, part.events),
                       contexts)

@@ -94,9 +94,41 @@ def main() -> None:
     show_default=True,
     help="Findings per rule shown in the report with their round replayed.",
 )
+@click.option(
+    "--context",
+    "context_logs",
+    multiple=True,
+    metavar="LOG",
+    help="A log read only to give the audited rounds their history (yesterday's file, the "
+    "hours before a window): files, folders or globs, like LOGS; repeat for more. Its own "
+    "rounds are not audited, counted or reported.",
+)
+@click.option(
+    "--gaming-day",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Audit the rounds that start within this gaming day (from the house rules' "
+    "gaming_day_start); every other row of LOGS is context.",
+)
+@click.option(
+    "--from",
+    "start",
+    type=click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S",
+                         "%Y-%m-%d %H:%M", "%Y-%m-%d"]),
+    default=None,
+    help="Audit the rounds that start at or after this local time (the log's wall clock); "
+    "earlier rows are context.",
+)
+@click.option(
+    "--until",
+    type=click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S",
+                         "%Y-%m-%d %H:%M", "%Y-%m-%d"]),
+    default=None,
+    help="Audit the rounds that start before this local time; later rows are context.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
-          quiet):
+          context_logs, gaming_day, start, until, quiet):
     """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
     from . import audit as audit_mod
     from . import details as dtl
@@ -113,12 +145,15 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         raise Failure(f"{house_path}: {exc}") from None
     try:
         sources = expand(list(logs))
+        context = expand(list(context_logs)) if context_logs else []
     except SourceError as exc:
         raise Failure(str(exc)) from None
+    window = _window(house, gaming_day, start, until)
     progress = _progress(quiet)
-    progress(f"reading {len(sources)} file(s)")
+    progress(f"reading {len(sources) + len(context)} file(s)")
     try:
-        result = audit_mod.run(sources, house, rs, progress=progress)
+        result = audit_mod.run(sources, house, rs, progress=progress, context=context,
+                               window=window)
     except audit_mod.AuditError as exc:
         raise Failure(f"the audit stopped: {exc}") from None
     progress("writing findings")
@@ -137,6 +172,24 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         click.echo("", err=True)
     _print_summary(summary, out, quiet)
     sys.exit(_exit_status(summary, fail_on))
+
+
+def _window(house, gaming_day: datetime | None, start: datetime | None,
+            until: datetime | None):
+    """The window audited (None: every round of LOGS)."""
+    from .scope import Window
+    from .scope import gaming_day as day_window
+
+    if gaming_day is not None:
+        if start is not None or until is not None:
+            raise Failure("--gaming-day and --from/--until each name the window: give one")
+        return day_window(gaming_day.date(), house.gaming_day_start)
+    if start is None and until is None:
+        return None
+    try:
+        return Window(start, until)
+    except ValueError as exc:
+        raise Failure(f"--from/--until: {exc}") from None
 
 
 def _print_summary(summary: dict, out: Path, quiet: bool) -> None:

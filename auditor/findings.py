@@ -10,6 +10,7 @@ import polars as pl
 from .ingest.load import rows_with_keys
 from .ingest.partition import InputFile
 from .rules.registry import CHECK_COLUMNS, REGISTRY, Rule
+from .scope import IN_SCOPE
 
 FINDING_SCHEMA: dict[str, pl.DataType] = {
     "table_id": pl.String(),
@@ -63,9 +64,10 @@ def from_check(rule: Rule, raw: pl.DataFrame, game: str) -> pl.DataFrame:
 
 def places(events: pl.DataFrame, wanted: pl.DataFrame) -> pl.DataFrame:
     """(table_id, seq, file_id, line) of the rows of `events` that `wanted` names by
-    table_id and seq."""
+    table_id and seq, with whether each is audited where the audit has a scope."""
     keys = wanted.drop_nulls().unique()
-    where = events.select("table_id", "seq", "file_id", "line")
+    scope = [IN_SCOPE] if IN_SCOPE in events.columns else []
+    where = events.select("table_id", "seq", "file_id", "line", *scope)
     return rows_with_keys(where, keys, ["table_id", "seq"])
 
 

@@ -11,7 +11,7 @@ import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, time
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,7 @@ class HouseRules:
     blackjack: dict[str, Any]
     collection_procedure: dict[str, str]
     tables: dict[str, TableRules]
+    gaming_day_start: time = time(0, 0)  # local time a gaming day starts (hand-history 1.1)
 
     def table(self, table_id: str, game: str) -> TableRules:
         """The table's rules, or the section defaults for a table the file does not list."""
@@ -131,6 +132,14 @@ def _seat_list(value: Any) -> str | None:
         and len(set(value)) == len(value)
     )
     return None if ok else "must be a list of distinct seat numbers from 1 to 99"
+
+
+CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+
+
+def _clock(value: Any) -> str | None:
+    ok = isinstance(value, str) and CLOCK.match(value)
+    return None if ok else 'must be a local time written "HH:MM", from "00:00" to "23:59"'
 
 
 def _wager_list(value: Any) -> str | None:
@@ -241,6 +250,7 @@ def parse(data: dict[str, Any], rs: Rulesets, on: date, path: Path | None = None
     data = dict(data)
     top = {
         "facility": _text,
+        "gaming_day_start": _clock,
         "baccarat": lambda _: None,
         "blackjack": lambda _: None,
         "tables": lambda t: None if isinstance(t, list) else "must be a list ([[tables]])",
@@ -271,6 +281,7 @@ def parse(data: dict[str, Any], rs: Rulesets, on: date, path: Path | None = None
         sections["blackjack"],
         procedures,
         tables,
+        time.fromisoformat(data.get("gaming_day_start", "00:00")),
     )
 
 

@@ -16,6 +16,7 @@ import polars as pl
 
 from . import __version__
 from .audit import AuditResult
+from .ingest.partition import InputFile
 from .ingest.sources import sha256_of
 
 
@@ -32,14 +33,14 @@ def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, floa
 
 def accounting(result: AuditResult) -> dict[str, Any]:
     log = result.totals
-    lost = log.rows_read - log.rows_parsed
+    lost = log.records_lost
     rows_read = log.rows_read
     rows_audited = log.rows_audited
     # Reported rows counted directly: records lost, rows whose place is unknown,
     # and rows of unauditable rounds.
     rows_reported = lost + log.unplaced.height + log.rows_withheld
     rounds_read = log.rounds_read
-    rounds_reported = log.unauditable.filter(pl.col("round") > 0).height
+    rounds_reported = log.rounds_withheld
     return {
         "rows": {
             "read": rows_read,
@@ -125,6 +126,7 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
     times = pl.concat([ing.tables["first"], ing.tables["last"]]).drop_nulls()
     by_rule = findings.group_by("rule_id").agg(pl.len()).sort("rule_id")
     by_severity = findings.group_by("severity").agg(pl.len())
+    context = set(result.scope.context_files)
     return {
         "auditor_version": __version__,
         "run_at": run_at.isoformat(timespec="seconds"),
@@ -145,16 +147,9 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
             "start": times.min().isoformat() if times.len() else None,
             "end": times.max().isoformat() if times.len() else None,
         },
-        "inputs": [
-            {
-                "path": str(f.path),
-                "encoding": f.encoding,
-                "rows": f.rows,
-                "bytes": f.size,
-                "sha256": f.sha256,
-            }
-            for f in ing.files
-        ],
+        "window": result.scope.window.as_dict() if result.scope.window else None,
+        "inputs": [_file(f) for n, f in enumerate(ing.files) if n not in context],
+        "context": [_file(f) for n, f in enumerate(ing.files) if n in context],
         **accounting(result),
         "tables": _per_table(result),
         "findings": {
@@ -165,6 +160,11 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
         "money": _money(findings, registry_over),
         "rules_applied": result.rule_ids,
     }
+
+
+def _file(f: InputFile) -> dict[str, Any]:
+    return {"path": str(f.path), "encoding": f.encoding, "rows": f.rows, "bytes": f.size,
+            "sha256": f.sha256}
 
 
 def _is_overcharge(rule_id: str) -> bool:

@@ -13,6 +13,7 @@ A case file (`tests/cases/<scope>/<RULE>.toml`) holds `[[case]]` entries:
     events = '''...'''         # one partial JSON object a line; defaults are filled in
     drop_columns = ["amount"]  # CSV/Parquet written from `events` without these columns
     truncate = 40              # keep only this many bytes (e.g. a cut gzip stream)
+    context = ["before.jsonl"] # optional: files read as context only (--context)
 
 `{"macro": ...}` lines expand to whole shoes and rounds (tests/baccarat_macros.py).
 `events` lines get table_id BAC-01, game baccarat, shoe_id S1, a ts, a seq
@@ -150,8 +151,11 @@ def run_case(case: dict, folder: Path) -> pl.DataFrame:
     house = parse_house(tomllib.loads(house_text), rs, on=date(2026, 11, 1))
     for spec in case["files"]:
         write_file(folder, spec, house)
-    sources = expand([str(folder / spec["name"]) for spec in case["files"]])
-    return audit.run(sources, house, rs).findings
+    context = case.get("context", [])
+    named = [spec["name"] for spec in case["files"] if spec["name"] not in context]
+    sources = expand([str(folder / name) for name in named])
+    around = expand([str(folder / name) for name in context]) if context else []
+    return audit.run(sources, house, rs, context=around).findings
 
 
 def matches(finding: dict, wanted: dict) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ..scope import IN_SCOPE
 from ..series import stable_order_by_code
 from . import compact, schema, sequence
 from . import vocabulary as v
@@ -169,6 +170,9 @@ def ingest_part(
     # and joins by table read runs of rows instead of hashing text
     ordered = _sorted_releasing(holder, order).with_columns(pl.col("table_id").set_sorted())
     ordered = sequence.with_round_ids(ordered)
+    if not log.scope.whole:
+        ordered = ordered.with_columns(log.scope.rows(ordered))
+        unplaced = unplaced.with_columns(log.scope.own().alias(IN_SCOPE))
     problems.append(sequence.seq_problems(in_file_order, ordered))
     problems.append(sequence.order_problems(ordered))
     places = pl.concat([f.select(PLACE) for f in (ordered, unplaced)])

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ..scope import Scope
 from . import compact, readers
 from .parse import time_of
 from .readers import RawFile
@@ -66,6 +67,7 @@ class Log:
     # read each Parquet file once and hold it typed for all the parts (compact), rather
     # than scan it again for each part: set where every part is read in one process
     read_once: bool = False
+    scope: Scope = field(default_factory=Scope)  # what is audited, what is context only
 
     @property
     def may_have_orphans(self) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from ..scope import IN_SCOPE, Scope, rows_in_scope
 from . import vocabulary as v
 from .load import IN_COLUMN_MISSING, ROUND_KEY, Ingested, rows_with_keys
 from .partition import InputFile
@@ -28,15 +29,16 @@ TABLE_STATS = {
 
 
 def _table_stats(part: Ingested) -> pl.DataFrame:
+    """Per table, its audited rows (not context) and their rounds."""
     played = pl.col("rid").filter(pl.col("round") > 0).n_unique()
-    read = part.events.group_by("table_id").agg(
+    read = rows_in_scope(part.events).group_by("table_id").agg(
         pl.col("game").drop_nulls().first().cast(pl.String),
         pl.len().alias("rows_placed"),
         played.alias("rounds_read"),
         pl.col("time").min().alias("first"),
         pl.col("time").max().alias("last"),
     )
-    audited = part.audited.group_by("table_id").agg(
+    audited = rows_in_scope(part.audited).group_by("table_id").agg(
         pl.len().alias("rows_audited"), played.alias("rounds_audited")
     )
     return (
@@ -56,20 +58,45 @@ class PartTotals:
     problems: pl.DataFrame
     unauditable: pl.DataFrame
     kept: pl.DataFrame  # every row of the shoes with a finding
-    rows_withheld: int
+    rows_withheld: int  # audited rows (not context) of rounds not judged
+    rounds_withheld: int  # audited rounds not judged
     rids: int  # round ids the part used (it numbers them from 1)
+    file_rows: pl.DataFrame  # (file_id, rows): rows of each file placed or not
 
 
-def part_totals(part: Ingested, finding_shoes: pl.DataFrame) -> PartTotals:
-    """One part's totals, keeping the rows of `finding_shoes` (table_id, shoe_id)."""
+def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope) -> PartTotals:
+    """One part's totals, keeping the rows of `finding_shoes` (table_id, shoe_id). Only
+    what the audit reports on is counted: context rows and their problems are not."""
+    withheld = rows_in_scope(rows_with_keys(part.events, part.unauditable, ROUND_KEY))
+    both = [f.select(v.FILE_ID) for f in (part.events, part.unplaced)]
     return PartTotals(
         tables=_table_stats(part),
-        unplaced=part.unplaced,
-        problems=part.problems,
+        unplaced=rows_in_scope(part.unplaced),
+        problems=_problems_in_scope(part, scope),
         unauditable=part.unauditable,
         kept=rows_with_keys(part.events, finding_shoes, ["table_id", "shoe_id"]),
-        rows_withheld=rows_with_keys(part.events, part.unauditable, ROUND_KEY).height,
+        rows_withheld=withheld.height,
+        rounds_withheld=withheld.filter(pl.col("round") > 0).select(ROUND_KEY).n_unique()
+        if withheld.height else 0,
         rids=int(part.events["rid"].max() or 0) + 1,
+        file_rows=pl.concat(both).group_by(v.FILE_ID).len("rows"),
+    )
+
+
+def _problems_in_scope(part: Ingested, scope: Scope) -> pl.DataFrame:
+    """The problems of audited rows (a problem of a record that could not be placed goes
+    by its file)."""
+    if scope.whole:
+        return part.problems
+    named = part.problems.get_column(v.ROW).drop_nulls().implode()
+    member = pl.concat(
+        [f.select(v.ROW, IN_SCOPE).filter(pl.col(v.ROW).is_in(named))
+         for f in (part.events, part.unplaced)]
+    ).unique(v.ROW)
+    return (
+        part.problems.join(member, on=v.ROW, how="left", maintain_order="left")
+        .filter(pl.coalesce(IN_SCOPE, scope.file_audited(pl.col(v.FILE_ID))))
+        .drop(IN_SCOPE)
     )
 
 
@@ -81,11 +108,17 @@ class LogTotals:
     problems: pl.DataFrame | None = None  # located problems of the input
     unauditable: pl.DataFrame | None = None  # (table_id, shoe_id, round) that lost a row
     kept: pl.DataFrame | None = None  # every row of the shoes with a finding
-    rows_withheld: int = 0  # rows of rounds that lost a row
+    rows_withheld: int = 0  # audited rows of rounds not judged
+    rounds_withheld: int = 0  # audited rounds not judged
+    scope: Scope = field(default_factory=Scope)
     _rids: int = 0  # round ids used by the parts so far
+    _file_rows: dict[int, int] = field(default_factory=dict)  # rows placed or not, per file
 
     def add(self, piece: PartTotals) -> None:
         self.rows_withheld += piece.rows_withheld
+        self.rounds_withheld += piece.rounds_withheld
+        for file_id, rows in piece.file_rows.iter_rows():
+            self._file_rows[file_id] = self._file_rows.get(file_id, 0) + rows
         self.tables = pl.concat([self.tables, piece.tables])
         self.unplaced = _stack(self.unplaced, piece.unplaced)
         self.problems = _stack(self.problems, piece.problems)
@@ -96,16 +129,20 @@ class LogTotals:
         self.kept = _stack(self.kept, kept)
 
     @property
+    def records_lost(self) -> int:
+        """Records of the audited files that could not be read into a row."""
+        context = set(self.scope.context_files)
+        return sum(f.rows - self._file_rows.get(n, 0)
+                   for n, f in enumerate(self.files) if n not in context)
+
+    @property
     def rows_read(self) -> int:
-        return sum(f.rows for f in self.files)
+        """Rows the audit reports on: of the audited files (and window), not context."""
+        return self.rows_placed + self.unplaced.height + self.records_lost
 
     @property
     def rows_placed(self) -> int:
         return int(self.tables["rows_placed"].sum())
-
-    @property
-    def rows_parsed(self) -> int:
-        return self.rows_placed + self.unplaced.height
 
     @property
     def rows_audited(self) -> int:

@@ -66,10 +66,21 @@ def when(iso: str | None) -> str:
     return iso.replace("T", " ")
 
 
+def _window(window: dict | None) -> str:
+    """The window audited, in words: "gaming day 2026-11-01 (2026-11-01 06:00:00 to ...)"."""
+    if not window:
+        return ""
+    span = f"{when(window['from']) if window['from'] else 'the start of the logs'} to " \
+        f"{when(window['until']) if window['until'] else 'their end'}"
+    return f"gaming day {window['gaming_day']} ({span})" if window["gaming_day"] else span
+
+
 def report_id(summary: dict) -> str:
     """A short id that changes whenever the audited inputs or its results change."""
     basis = json.dumps(
-        {k: summary[k] for k in ("inputs", "house_rules", "findings", "run_at")}, sort_keys=True
+        {k: summary[k] for k in ("inputs", "house_rules", "findings", "run_at")}
+        # a scoped audit's context files and window too (an audit without them keeps its id)
+        | {k: summary[k] for k in ("context", "window") if summary.get(k)}, sort_keys=True
     )
     return "AUD-" + hashlib.sha256(basis.encode()).hexdigest()[:12].upper()
 
@@ -440,6 +451,7 @@ def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any
             "end": when(summary["period"]["end"]),
         },
         "run_at": when(summary["run_at"]),
+        "window": _window(summary.get("window")),
         "games": games_in_log,
         "rulesets": [
             {"game": g, **summary["ruleset"][g]}
