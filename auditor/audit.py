@@ -301,7 +301,7 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
          house: HouseRules, rs: Rulesets, worker: _Worker, progress: Progress) -> AuditResult:
     log = open_log([*sources, *context])
     log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
-    on = log.first_day or date.today()
+    on = _first_day(log, len(sources), window)
     setting = Setting(log, house, rs, on)
     parts = _parts(log)
     rules = game_rules()
@@ -330,6 +330,15 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
     totals.problems = problems_deduplicated(totals.problems)
     findings = fnd.order(pl.concat([fnd.from_problems(totals.problems, log.files), *found]))
     return AuditResult(totals, findings, house, rs, on, applied, contexts)
+
+
+def _first_day(log: Log, audited: int, window: Window | None) -> date:
+    """The first day audited, whose law applies until the next amendment (eras): the
+    window's, else the audited files' earliest (context files read before it do not
+    count), else today."""
+    if window is not None and window.start is not None:
+        return window.start.date()
+    return log.first_day_of(range(audited)) or log.first_day or date.today()
 
 
 def _judged_across(evidence: dict[str, list[pl.DataFrame]], places: list[pl.DataFrame],

@@ -12,9 +12,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 
 import polars as pl
 
+from . import eras
 from . import findings as fnd
 from .audit_context import GameContext, table_settings
 from .games.blackjack import replay as blackjack_replay
@@ -268,7 +270,10 @@ def audit_part(
     contexts = {}
     for game, rules in game_rules().items():
         ctx = prepared.contexts[game]
-        game_checks, game_evidence = _game_checks(game, rules, ctx, tick)
+        game_checks, game_evidence = [], {}
+        if ctx is not None and rules:
+            game_checks, game_evidence = eras.checks_in_force(
+                ctx, setting.rulesets, partial(_game_checks, game, rules, tick=tick))
         checks += game_checks
         evidence.update(game_evidence)
         if ctx is not None and rules and keep_contexts:

@@ -123,6 +123,13 @@ class Rulesets:
             raise RulesetError(f"no {game} rules in force on {on.isoformat()}")
         return max(in_force)
 
+    def amendments(self, game: str, after: date, until: date) -> list[date]:
+        """The days after `after`, up to `until`, on which a parameter of the game takes a
+        new value: a period spanning one is judged in eras, each round under its day's."""
+        section = self._section(game)
+        return sorted({day for p in section.parameters.values() for day, _ in p.values
+                       if after < day <= until})
+
     def has_paragraph(self, citation: str) -> bool:
         return citation in self._by_citation
 

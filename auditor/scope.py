@@ -86,15 +86,18 @@ class Scope:
     def rows(self, ordered: pl.DataFrame) -> pl.Series:
         """Each row's membership (`ordered` sorted by table and seq, with `rid`): the rows
         of a round that has a round_start follow that row; the others their own."""
-        own = ordered.select(self.own().alias(IN_SCOPE))[IN_SCOPE]
-        started = ordered.select(
-            "rid", own, (pl.col("event") == "round_start").alias("start"),
-        ).filter("start")
-        by_round = (
-            started.group_by("rid").agg(pl.col(IN_SCOPE).first())
-            .join(ordered.select("rid"), on="rid", how="right", maintain_order="right")
-        )[IN_SCOPE]
-        return by_round.fill_null(own).alias(IN_SCOPE)
+        return as_round_starts(ordered, ordered.select(self.own().alias(IN_SCOPE))[IN_SCOPE])
+
+
+def as_round_starts(ordered: pl.DataFrame, values: pl.Series) -> pl.Series:
+    """`values` (one per row of `ordered`, which has `rid`), with the rows of a round
+    that has a round_start taking that row's value: a round is where and when it began."""
+    started = ordered.select("rid", values, (pl.col("event") == "round_start").alias("_start"))
+    by_round = (
+        started.filter("_start").group_by("rid").agg(pl.col(values.name).first())
+        .join(ordered.select("rid"), on="rid", how="right", maintain_order="right")
+    )[values.name]
+    return by_round.fill_null(values).alias(values.name)
 
 
 def rows_in_scope(frame: pl.DataFrame) -> pl.DataFrame:

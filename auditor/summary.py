@@ -140,6 +140,9 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
                 "section": result.rulesets.section_of(game)[0],
                 "effective": result.rulesets.effective_date(game, on=result.on).isoformat(),
                 "as_of": result.on.isoformat(),
+                # days within the period a value changed: each round is judged by its day's
+                "amended": [d.isoformat() for d in result.rulesets.amendments(
+                    game, result.on, times.max().date())] if times.len() else [],
             }
             for game in ("baccarat", "blackjack")
         },

@@ -56,6 +56,7 @@ class _Held:
     problems: list = field(default_factory=list)  # the file's own problems (first part)
     typed: compact.Held | None = None  # a Parquet file read once for all its parts
     scanned: bool = False  # read part by part instead (see Log._held_typed)
+    first_day: date | None = None  # the day of the file's earliest timestamp
 
 
 @dataclass
@@ -68,6 +69,11 @@ class Log:
     # than scan it again for each part: set where every part is read in one process
     read_once: bool = False
     scope: Scope = field(default_factory=Scope)  # what is audited, what is context only
+
+    def first_day_of(self, file_ids: range) -> date | None:
+        """The earliest day of the files `file_ids`."""
+        return min((self.held[n].first_day for n in file_ids
+                    if self.held[n].first_day is not None), default=None)
 
     @property
     def may_have_orphans(self) -> bool:
@@ -153,6 +159,7 @@ def open_log(sources: list[Source]) -> Log:
         hashes = [hasher.submit(_sha256_if_there, source.path) for source in sources]
         for source, sha256 in zip(sources, hashes, strict=True):
             item = _Held(source)
+            days_before = len(days)
             if source.encoding == "parquet":
                 rows, lost = _look_over_parquet(item, counts, days)
             else:
@@ -162,6 +169,7 @@ def open_log(sources: list[Source]) -> Log:
                 counts.append(_table_counts(frame.lazy(), present))
                 days.append(_first_day(frame.lazy()) if "ts" in frame.columns else None)
                 rows, lost = frame.height, item.text.rows_lost
+            item.first_day = min((d for d in days[days_before:] if d is not None), default=None)
             held.append(item)
             exists = source.path.exists()
             files.append(InputFile(
