@@ -302,14 +302,23 @@ def _simulate_command(game: str):
     @click.option("--encoding", type=click.Choice(["jsonl", "jsonl.gz", "csv", "csv.gz",
                                                    "parquet"]),
                   default="jsonl", show_default=True)
-    def command(rounds, tables, seed, faults, out, encoding):
+    @click.option("--start", default=None, metavar="TIME",
+                  help="When the first table opens, ISO 8601 with its UTC offset "
+                  "(default 2026-11-01T20:00:00-05:00).")
+    def command(rounds, tables, seed, faults, out, encoding, start):
         """Write a log, a matching house.toml and (with --faults) truth.tsv to OUT."""
         import importlib
 
         from .simulate.writer import write_events, write_house_rules
 
         module = importlib.import_module(f".simulate.{game}", __package__)
-        sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults)
+        opens = {}
+        if start is not None:
+            try:
+                opens["start"] = datetime.fromisoformat(start)
+            except ValueError:
+                raise Failure(f"--start {start!r} is not an ISO 8601 time") from None
+        sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults, **opens)
         log = write_events(sim.events, out / f"{game}.{encoding}", encoding)
         extra = {"blackjack": sim.house} if game == "blackjack" else {}
         house = write_house_rules(sim.tables, out / "house.toml", **extra)
