@@ -63,7 +63,8 @@ def test_audit_writes_every_output_and_exits_by_fail_on(logs, tmp_path):
     )
     assert result.exit_code == 1
     found = pl.read_csv(out / "findings.csv")
-    assert set(found["rule_id"]) == {"IN007", "IN014", "IN015"}
+    # the bad row's round is the last of the log, in play where it ends: set aside (IN018)
+    assert set(found["rule_id"]) == {"IN007", "IN018"}
     assert (
         _run(
             "audit",
@@ -179,3 +180,50 @@ def test_every_command_has_help():
     for command in ("audit", "report", "rules", "rule", "simulate"):
         result = _run(command, "--help")
         assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_context_logs_give_history_and_are_not_reported(logs, tmp_path):
+    """The clean log cut after its first round: the second part with the first as
+    context has no finding, counts only its own round, and lists the context apart."""
+    lines = (logs / "clean.jsonl").read_text().splitlines(keepends=True)
+    cut = next(n for n, line in enumerate(lines) if '"round_end"' in line) + 1
+    (tmp_path / "before.jsonl").write_text("".join(lines[:cut]))
+    (tmp_path / "after.jsonl").write_text("".join(lines[cut:]))
+    out = tmp_path / "out"
+    args = ["audit", str(tmp_path / "after.jsonl"), "--house", str(DEFAULT_HOUSE), "--out",
+            str(out), "--no-report", "-q"]
+    alone = _run(*args, "--fail-on", "warning")
+    assert alone.exit_code == 1  # IN016: the shoe began before this log
+    assert set(pl.read_csv(out / "findings.csv")["rule_id"]) == {"IN016"}
+    assert _run(*args, "--context", str(tmp_path / "before.jsonl"), "--fail-on",
+                "warning").exit_code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rounds"] == {"read": 1, "audited": 1, "reported": 0}
+    assert [f["path"] for f in summary["context"]] == [str(tmp_path / "before.jsonl")]
+    assert [f["path"] for f in summary["inputs"]] == [str(tmp_path / "after.jsonl")]
+    assert summary["rows"]["read"] == len(lines) - cut and summary["window"] is None
+
+
+def test_a_file_given_as_log_and_as_context_is_exit_2(logs, tmp_path):
+    clean = str(logs / "clean.jsonl")
+    result = _run("audit", clean, "--context", clean, "--house", str(DEFAULT_HOUSE), "--out",
+                  str(tmp_path / "o"))
+    assert result.exit_code == 2 and "both as a log to audit and as context" in result.output
+
+
+def test_gaming_day_and_window_flags(logs, tmp_path):
+    base = ["audit", str(logs / "clean.jsonl"), "--house", str(DEFAULT_HOUSE), "--out",
+            str(tmp_path / "o"), "--no-report", "-q"]
+    both = _run(*base, "--gaming-day", "2026-11-01", "--from", "2026-11-01T20:00")
+    assert both.exit_code == 2 and "give one" in both.output
+    backwards = _run(*base, "--from", "2026-11-02", "--until", "2026-11-01")
+    assert backwards.exit_code == 2 and "after its start" in backwards.output
+    # the log's rounds start after 20:00 on 2026-11-01 (the cases' clock)
+    assert _run(*base, "--gaming-day", "2026-11-01").exit_code == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["window"] == {"gaming_day": "2026-11-01", "from": "2026-11-01T00:00:00",
+                                 "until": "2026-11-02T00:00:00"}
+    assert summary["rounds"]["audited"] == 2
+    assert _run(*base, "--gaming-day", "2026-10-31").exit_code == 0
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["rounds"]["read"] == 0 and summary["rows"]["read"] == 0
