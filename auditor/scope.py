@@ -7,10 +7,10 @@ was, and then left out of what the audit reports: their rounds are not counted a
 get no findings.
 
 A row is audited when its file is not a context file and its time is within the
-window; the rows of a round follow its `round_start` row (a round belongs to the
-audited logs when its `round_start` is in them, and to a gaming day when it starts
-within it), every other row (shoe-level rows, a round whose start was not recorded)
-stands for itself. A finding belongs to the audit when the row it points at does.
+window; the round-level rows of a round follow its `round_start` row (a round belongs
+to the audited logs when its `round_start` is in them, and to a gaming day when it
+starts within it), every other row (shoe-level rows, a round whose start was not
+recorded) stands for itself. A finding belongs to the audit when the row it points at does.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import polars as pl
 from .ingest import vocabulary as v
 
 IN_SCOPE = "in_scope"  # the column of each row's membership, where the audit has a scope
+ROUND_IN_SCOPE = "round_in_scope"  # and of its round's (a round is counted by this)
 
 
 @dataclass(frozen=True)
@@ -83,26 +84,48 @@ class Scope:
             member = member & self.window.covers(pl.col("time")).fill_null(True)
         return member
 
-    def rows(self, ordered: pl.DataFrame) -> pl.Series:
-        """Each row's membership (`ordered` sorted by table and seq, with `rid`): the rows
-        of a round that has a round_start follow that row; the others their own."""
-        return as_round_starts(ordered, ordered.select(self.own().alias(IN_SCOPE))[IN_SCOPE])
+    def rows(self, ordered: pl.DataFrame) -> tuple[pl.Series, pl.Series]:
+        """Each row's membership (`ordered` sorted by table and seq, with `rid`) and its
+        round's: a round goes by its round_start where it has one, and so do its
+        round-level rows; every other row goes by its own."""
+        own = ordered.select(self.own().alias(IN_SCOPE))[IN_SCOPE]
+        rounds = _by_round_start(ordered, own)
+        return _shoe_level_own(ordered, own, rounds), rounds.alias(ROUND_IN_SCOPE)
+
+
+def _by_round_start(ordered: pl.DataFrame, values: pl.Series) -> pl.Series:
+    """`values` (one per row of `ordered`, which has `rid`), each row taking its round's
+    round_start row's value where the round has one."""
+    started = ordered.select("rid", values, (pl.col("event") == "round_start").alias("_start"))
+    return (
+        started.filter("_start").group_by("rid").agg(pl.col(values.name).first())
+        .join(ordered.select("rid"), on="rid", how="right", maintain_order="right")
+    )[values.name].fill_null(values)
+
+
+def _shoe_level_own(ordered: pl.DataFrame, own: pl.Series, rounds: pl.Series) -> pl.Series:
+    """`rounds`, but a shoe-level row's own value (a shoe_offer or cover_card carries the
+    round it precedes, and is not of it)."""
+    shoe_level = ordered.select(pl.col("event").cast(pl.String).is_in(v.SHOE_EVENTS))
+    return pl.select(
+        pl.when(shoe_level.to_series()).then(own).otherwise(rounds).alias(own.name)
+    ).to_series()
 
 
 def as_round_starts(ordered: pl.DataFrame, values: pl.Series) -> pl.Series:
-    """`values` (one per row of `ordered`, which has `rid`), with the rows of a round
-    that has a round_start taking that row's value: a round is where and when it began."""
-    started = ordered.select("rid", values, (pl.col("event") == "round_start").alias("_start"))
-    by_round = (
-        started.filter("_start").group_by("rid").agg(pl.col(values.name).first())
-        .join(ordered.select("rid"), on="rid", how="right", maintain_order="right")
-    )[values.name]
-    return by_round.fill_null(values).alias(values.name)
+    """`values` with the round-level rows of a round that has a round_start taking that
+    row's value: a round is where and when it began; a shoe-level row keeps its own."""
+    return _shoe_level_own(ordered, values, _by_round_start(ordered, values))
 
 
 def rows_in_scope(frame: pl.DataFrame) -> pl.DataFrame:
     """The rows of `frame` the audit reports on (all of them where it has no scope)."""
     return frame.filter(IN_SCOPE) if IN_SCOPE in frame.columns else frame
+
+
+def rounds_in_scope(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `frame` whose round the audit reports on."""
+    return frame.filter(ROUND_IN_SCOPE) if ROUND_IN_SCOPE in frame.columns else frame
 
 
 def findings_in_scope(found: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:

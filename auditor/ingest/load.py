@@ -171,7 +171,7 @@ def ingest_part(
     ordered = _sorted_releasing(holder, order).with_columns(pl.col("table_id").set_sorted())
     ordered = sequence.with_round_ids(ordered)
     if not log.scope.whole:
-        ordered = ordered.with_columns(log.scope.rows(ordered))
+        ordered = ordered.with_columns(*log.scope.rows(ordered))
         unplaced = unplaced.with_columns(log.scope.own().alias(IN_SCOPE))
     problems.append(sequence.seq_problems(in_file_order, ordered))
     problems.append(sequence.order_problems(ordered))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ..scope import IN_SCOPE, Scope, rows_in_scope
+from ..scope import IN_SCOPE, ROUND_IN_SCOPE, Scope, rounds_in_scope, rows_in_scope
 from . import vocabulary as v
 from .load import IN_COLUMN_MISSING, ROUND_KEY, Ingested, rows_with_keys
 from .partition import InputFile
@@ -29,18 +29,27 @@ TABLE_STATS = {
 
 
 def _table_stats(part: Ingested) -> pl.DataFrame:
-    """Per table, its audited rows (not context) and their rounds."""
-    played = pl.col("rid").filter(pl.col("round") > 0).n_unique()
-    read = rows_in_scope(part.events).group_by("table_id").agg(
+    """Per table, its audited rows and rounds (not context: a table of the context only
+    has none)."""
+    scoped = IN_SCOPE in part.events.columns
+    row = pl.col(IN_SCOPE) if scoped else pl.lit(True)
+    played = (
+        pl.col("rid").filter((pl.col("round") > 0) & pl.col(ROUND_IN_SCOPE)).n_unique()
+        if scoped else pl.col("rid").filter(pl.col("round") > 0).n_unique()
+    )
+    read = part.events.group_by("table_id").agg(
         pl.col("game").drop_nulls().first().cast(pl.String),
-        pl.len().alias("rows_placed"),
+        row.sum().alias("rows_placed") if scoped else pl.len().alias("rows_placed"),
         played.alias("rounds_read"),
-        pl.col("time").min().alias("first"),
-        pl.col("time").max().alias("last"),
+        pl.col("time").filter(row).min().alias("first"),
+        pl.col("time").filter(row).max().alias("last"),
     )
-    audited = rows_in_scope(part.audited).group_by("table_id").agg(
-        pl.len().alias("rows_audited"), played.alias("rounds_audited")
+    audited = part.audited.group_by("table_id").agg(
+        row.sum().alias("rows_audited") if scoped else pl.len().alias("rows_audited"),
+        played.alias("rounds_audited"),
     )
+    if scoped:
+        read = read.filter((pl.col("rows_placed") > 0) | (pl.col("rounds_read") > 0))
     return (
         read.join(audited, on="table_id", how="left")
         .with_columns(pl.col("rows_audited", "rounds_audited").fill_null(0))
@@ -67,7 +76,7 @@ class PartTotals:
 def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope) -> PartTotals:
     """One part's totals, keeping the rows of `finding_shoes` (table_id, shoe_id). Only
     what the audit reports on is counted: context rows and their problems are not."""
-    withheld = rows_in_scope(rows_with_keys(part.events, part.unauditable, ROUND_KEY))
+    withheld = rows_with_keys(part.events, part.unauditable, ROUND_KEY)
     both = [f.select(v.FILE_ID) for f in (part.events, part.unplaced)]
     return PartTotals(
         tables=_table_stats(part),
@@ -75,9 +84,9 @@ def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope) -> Pa
         problems=_problems_in_scope(part, scope),
         unauditable=part.unauditable,
         kept=rows_with_keys(part.events, finding_shoes, ["table_id", "shoe_id"]),
-        rows_withheld=withheld.height,
-        rounds_withheld=withheld.filter(pl.col("round") > 0).select(ROUND_KEY).n_unique()
-        if withheld.height else 0,
+        rows_withheld=rows_in_scope(withheld).height,
+        rounds_withheld=rounds_in_scope(withheld).filter(pl.col("round") > 0)
+        .select(ROUND_KEY).n_unique() if withheld.height else 0,
         rids=int(part.events["rid"].max() or 0) + 1,
         file_rows=pl.concat(both).group_by(v.FILE_ID).len("rows"),
     )
