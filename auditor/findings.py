@@ -116,6 +116,23 @@ def order(findings: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# A text cell a spreadsheet would read as a formula (OWASP, "CSV injection"): one that
+# begins with = + - @, a tab or a carriage return
+_FORMULA_START = r"^[=+\-@\t\r]"
+
+
+def spreadsheet_safe(findings: pl.DataFrame) -> pl.DataFrame:
+    """The findings with every text cell that a spreadsheet would take for a formula
+    prefixed with an apostrophe, so that it shows as the text it is; numbers stay
+    numbers. Log text (table, shoe and player ids, messages) reaches these cells."""
+    text = [name for name, dtype in findings.schema.items() if dtype == pl.String]
+    return findings.with_columns(
+        pl.when(pl.col(name).str.contains(_FORMULA_START))
+        .then(pl.lit("'") + pl.col(name)).otherwise(pl.col(name)).alias(name)
+        for name in text
+    )
+
+
 def write(findings: pl.DataFrame, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = {
@@ -123,7 +140,7 @@ def write(findings: pl.DataFrame, out: Path) -> dict[str, Path]:
         "jsonl": out / "findings.jsonl",
         "parquet": out / "findings.parquet",
     }
-    findings.write_csv(paths["csv"])
+    spreadsheet_safe(findings).write_csv(paths["csv"])
     findings.write_parquet(paths["parquet"])
     # JSON Lines keeps every column on every line (null where empty), so a job
     # reading it sees the same columns as the CSV and Parquet files.

@@ -58,6 +58,15 @@ def html(
     return template.render(**context, css=css, page_size=PAGE_SIZES[paper], paper=paper)
 
 
+def url_fetcher():
+    """What the PDF may fetch while it is printed: data: URLs only (the report's charts
+    and styles are inline). Log text is escaped, but a report is a record: it reads
+    nothing from the file system or the network, whatever a log holds."""
+    from weasyprint.urls import URLFetcher
+
+    return URLFetcher(allowed_protocols=("data",))
+
+
 def render(
     out: Path,
     paper: str = "A4",
@@ -71,5 +80,5 @@ def render(
     html_path = out / "report.html"
     html_path.write_text(document, encoding="utf-8")
     pdf_path = out / "report.pdf"
-    HTML(string=document, base_url=str(TEMPLATES)).write_pdf(pdf_path)
+    HTML(string=document, base_url=str(TEMPLATES), url_fetcher=url_fetcher()).write_pdf(pdf_path)
     return [pdf_path, html_path]
