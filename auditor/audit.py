@@ -327,7 +327,7 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
         for game in GAMES:
             if kept.select((pl.col("game") == game).any()).item():
                 contexts[game] = _context_of_findings(game, kept, house, rs, on)
-    totals.problems = problems_deduplicated(totals.problems)
+    totals.problems = problems_deduplicated(totals.problems, totals.missing_rows)
     findings = fnd.order(pl.concat([fnd.from_problems(totals.problems, log.files), *found]))
     return AuditResult(totals, findings, house, rs, on, applied, contexts)
 

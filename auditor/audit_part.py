@@ -23,7 +23,6 @@ from .games.blackjack import replay as blackjack_replay
 from .house import HouseRules
 from .ingest.load import ROUND_KEY, Ingested, ingest_part, rows_with_keys
 from .ingest.partition import Log
-from .ingest.sequence import BOUNDARY_ROUNDS
 from .ingest.totals import PartTotals, part_totals
 from .ingest.vocabulary import GAMES
 from .rules import catalog
@@ -62,9 +61,9 @@ class PartResult:
 
 def _not_auditable(ingested: Ingested) -> pl.DataFrame:
     """One warning per round that lost a row, at its first row (a round set aside where
-    the log was cut has its own warning, per table)."""
-    cut = ingested.problems.filter(pl.col("rule_id").is_in(BOUNDARY_ROUNDS)).select(ROUND_KEY)
-    lost = ingested.unauditable.join(cut, on=ROUND_KEY, how="anti", nulls_equal=True)
+    the log was cut, or for a column its file lacks, is said once, not per round)."""
+    lost = ingested.unauditable.join(ingested.said_once, on=ROUND_KEY, how="anti",
+                                     nulls_equal=True)
     firsts = (
         rows_with_keys(ingested.events, lost, ROUND_KEY)
         .group_by(ROUND_KEY)

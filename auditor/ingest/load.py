@@ -7,7 +7,7 @@ judged on partial data).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
@@ -37,6 +37,14 @@ class Ingested:
     unauditable: pl.DataFrame  # (table_id, shoe_id, round) of rounds that lost a row
     audited: pl.DataFrame  # the rows of auditable rounds, sorted by table and seq
     orphans: pl.DataFrame  # rows whose round is not known, where they are (ingest_part)
+    # per file and missing column, the rows that lacked it: (file_id, field, rows,
+    # first_line, last_line); one finding for them all (IN003), not one a row
+    missing_rows: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
+        schema=MISSING_ROWS))
+    # (table_id, shoe_id, round) of rounds withheld for a reason said once already (the
+    # log's cut, a missing column): they get no warning of their own (IN014)
+    said_once: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
+        schema={"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}))
 
     @property
     def rows_read(self) -> int:
@@ -62,6 +70,8 @@ def rows_with_keys(events: pl.DataFrame, keys: pl.DataFrame, on: list[str]) -> p
 
 
 IN_COLUMN_MISSING = "IN003"
+MISSING_ROWS = {v.FILE_ID: pl.Int32, "field": pl.String, "rows": pl.Int64,
+                "first_line": pl.Int64, "last_line": pl.Int64}
 
 
 @dataclass(frozen=True)
@@ -98,16 +108,23 @@ def _numbered(frame: pl.DataFrame, offset: int) -> pl.DataFrame:
     return frame.select(row, pl.exclude(compact.RANK))
 
 
-def _missing_column_problems(missing: list[MissingColumn], problems: pl.DataFrame) -> pl.DataFrame:
+def _fold_missing_columns(missing: list[MissingColumn],
+                          problems: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The row problems split in two: the rows that lack a field because their file has
+    no such column (one finding says it for them all: IN003), and the others."""
+    if not missing:
+        return problems.clear(), problems
+    absent = pl.DataFrame([(m.file_id, m.column) for m in missing], orient="row",
+                          schema={v.FILE_ID: pl.Int32, "field": pl.String})
+    is_absent = (pl.col("rule_id") == schema.IN_FIELD_MISSING) & pl.struct(
+        pl.col(v.FILE_ID).cast(pl.Int32), "field").is_in(absent.to_struct().implode())
+    return problems.filter(is_absent), problems.filter(~is_absent)
+
+
+def _missing_column_problems(missing: list[MissingColumn], folded: pl.DataFrame) -> pl.DataFrame:
     """A missing column is reported when it is one every row needs, or when some row
-    of the file needed it (those rows are reported as missing the field too); a
-    column no row uses loses nothing."""
-    needed = set(
-        problems.filter(pl.col("rule_id") == schema.IN_FIELD_MISSING)
-        .select(v.FILE_ID, "field")
-        .unique()
-        .iter_rows()
-    )
+    of the file needed it (`folded`: those rows); a column no row uses loses nothing."""
+    needed = set(folded.select(v.FILE_ID, "field").unique().iter_rows())
     rows = [
         {
             "rule_id": IN_COLUMN_MISSING,
@@ -117,7 +134,8 @@ def _missing_column_problems(missing: list[MissingColumn], problems: pl.DataFram
             "field": m.column,
             "observed": None,
             "expected": f"a `{m.column}` column",
-            "message": f"The file has no `{m.column}` column; rows that need it cannot be audited.",
+            "message": f"The file has no `{m.column}` column; rows that need it cannot be "
+                       "audited.",
         }
         for m in missing
         if m.column in v.REQUIRED_COLUMNS or (m.file_id, m.column) in needed
@@ -153,7 +171,8 @@ def ingest_part(
     codes = events.get_column(compact.TABLE_CODE) if compact.TABLE_CODE in events else None
     events = events.drop(compact.TABLE_CODE, strict=False)
     row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
-    problems += [_missing_column_problems(missing, row_problems), row_problems]
+    folded, row_problems = _fold_missing_columns(missing, row_problems)
+    problems += [_missing_column_problems(missing, folded), row_problems]
     keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
     unplaced = events.filter(~keyed)
     if unplaced.height:
@@ -177,8 +196,10 @@ def ingest_part(
     problems.append(sequence.order_problems(ordered))
     places = pl.concat([f.select(PLACE) for f in (ordered, unplaced)])
     located = _locate(pl.concat(problems), places)
+    lacking = _locate(folded, places)  # withheld as any bad row, reported once per column
     others = [] if tables is None else _tables_of_other_parts(log, tables)
-    unauditable, orphans = _unauditable_rounds(located, places, orphans_elsewhere, others)
+    unauditable, orphans = _unauditable_rounds(pl.concat([located, lacking]), places,
+                                               orphans_elsewhere, others)
     audited = ordered
     if unauditable.height:
         audited = ordered.join(unauditable, on=ROUND_KEY, how="anti", maintain_order="left")
@@ -186,7 +207,27 @@ def ingest_part(
         audited = audited.with_columns(pl.col("table_id").set_sorted())
         if ordered["rid"].flags["SORTED_ASC"]:
             audited = audited.with_columns(pl.col("rid").set_sorted())
-    return Ingested(log.files, ordered, unplaced, located, unauditable, audited, orphans)
+    return Ingested(log.files, ordered, unplaced, located, unauditable, audited, orphans,
+                    _missing_rows(lacking), _said_once(located, lacking))
+
+
+def _said_once(located: pl.DataFrame, lacking: pl.DataFrame) -> pl.DataFrame:
+    """Rounds set aside where the log was cut, and rounds whose only lost rows lack a
+    column their file does not have."""
+    cut = pl.col("rule_id").is_in(sequence.BOUNDARY_ROUNDS)
+    other = located.filter(~cut).select(ROUND_KEY).drop_nulls()
+    by_column = lacking.select(ROUND_KEY).drop_nulls().unique().join(
+        other, on=ROUND_KEY, how="anti")
+    return pl.concat([located.filter(cut).select(ROUND_KEY), by_column]).unique(
+        maintain_order=True).cast({"table_id": pl.String, "shoe_id": pl.String,
+                                   "round": pl.Int64})
+
+
+def _missing_rows(lacking: pl.DataFrame) -> pl.DataFrame:
+    return lacking.group_by(v.FILE_ID, "field").agg(
+        pl.len().alias("rows"), pl.col(v.LINE).min().alias("first_line"),
+        pl.col(v.LINE).max().alias("last_line"),
+    ).cast(MISSING_ROWS).select(list(MISSING_ROWS))
 
 
 def _tables_of_other_parts(log: Log, tables: list[str]) -> list[str]:
@@ -330,10 +371,15 @@ def _unauditable_rounds(
     given to every later part as `orphans_elsewhere`: their rounds may be in the
     tables that part holds. Rounds of `others` (tables of other parts) are theirs."""
     known = pl.all_horizontal(pl.col(ROUND_KEY).is_not_null())
-    withholding = ~pl.col("rule_id").is_in(sequence.NOT_WITHHOLDING)
+    # a round is withheld for what its replay needs: not for a boundary warning, nor for
+    # a field no rule reads (a row's time, its patron's id)
+    withholding = ~pl.col("rule_id").is_in(sequence.NOT_WITHHOLDING) & ~pl.col("field").is_in(
+        v.NOT_NEEDED_FOR_REPLAY).fill_null(False)
     own = problems.filter(known & withholding).select(ROUND_KEY)
     orphans = (
-        problems.filter(~known & pl.col(v.LINE).is_not_null())
+        # a row's problem; a missing column's (its header line) is the file's, not a row's
+        problems.filter(~known & pl.col(v.LINE).is_not_null()
+                        & (pl.col("rule_id") != IN_COLUMN_MISSING))
         .with_columns(
             pl.coalesce("table_id", _recovered("table_id")).alias("table_id"),
             pl.coalesce("shoe_id", _recovered("shoe_id")).alias("shoe_id"),

@@ -13,7 +13,7 @@ import polars as pl
 
 from ..scope import IN_SCOPE, ROUND_IN_SCOPE, Scope, rounds_in_scope, rows_in_scope
 from . import vocabulary as v
-from .load import IN_COLUMN_MISSING, ROUND_KEY, Ingested, rows_with_keys
+from .load import IN_COLUMN_MISSING, MISSING_ROWS, ROUND_KEY, Ingested, rows_with_keys
 from .partition import InputFile
 
 TABLE_STATS = {
@@ -71,6 +71,7 @@ class PartTotals:
     rounds_withheld: int  # audited rounds not judged
     rids: int  # round ids the part used (it numbers them from 1)
     file_rows: pl.DataFrame  # (file_id, rows): rows of each file placed or not
+    missing_rows: pl.DataFrame  # per file and missing column, the rows that lacked it
 
 
 def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope) -> PartTotals:
@@ -89,6 +90,7 @@ def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope) -> Pa
         .select(ROUND_KEY).n_unique() if withheld.height else 0,
         rids=int(part.events["rid"].max() or 0) + 1,
         file_rows=pl.concat(both).group_by(v.FILE_ID).len("rows"),
+        missing_rows=part.missing_rows,
     )
 
 
@@ -120,12 +122,14 @@ class LogTotals:
     rows_withheld: int = 0  # audited rows of rounds not judged
     rounds_withheld: int = 0  # audited rounds not judged
     scope: Scope = field(default_factory=Scope)
+    missing_rows: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=MISSING_ROWS))
     _rids: int = 0  # round ids used by the parts so far
     _file_rows: dict[int, int] = field(default_factory=dict)  # rows placed or not, per file
 
     def add(self, piece: PartTotals) -> None:
         self.rows_withheld += piece.rows_withheld
         self.rounds_withheld += piece.rounds_withheld
+        self.missing_rows = pl.concat([self.missing_rows, piece.missing_rows])
         for file_id, rows in piece.file_rows.iter_rows():
             self._file_rows[file_id] = self._file_rows.get(file_id, 0) + rows
         self.tables = pl.concat([self.tables, piece.tables])
@@ -173,8 +177,33 @@ def _stack(held: pl.DataFrame | None, more: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([held, more], how="diagonal_relaxed")
 
 
-def problems_deduplicated(problems: pl.DataFrame) -> pl.DataFrame:
-    """A missing column is reported by every part that reads its file: once is enough."""
+def problems_deduplicated(problems: pl.DataFrame, missing_rows: pl.DataFrame) -> pl.DataFrame:
+    """A missing column is reported by every part that reads its file: once is enough,
+    with the rows of every part that lacked it counted (`missing_rows`)."""
     column = pl.col("rule_id") == IN_COLUMN_MISSING
     once = problems.filter(column).unique([v.FILE_ID, "field"], keep="first", maintain_order=True)
+    counted = missing_rows.group_by(v.FILE_ID, "field").agg(
+        pl.col("rows").sum(), pl.col("first_line").min(), pl.col("last_line").max())
+    once = (
+        once.join(counted, on=[v.FILE_ID, "field"], how="left", maintain_order="left")
+        .with_columns(pl.coalesce(_counted_message(), "message").alias("message"))
+        .drop("rows", "first_line", "last_line")
+    )
     return pl.concat([problems.filter(~column), once])
+
+
+def _counted_message() -> pl.Expr:
+    """"The file has no `ts` column: 3998 rows (lines 2 to 3999) lack it; ..." where
+    rows lacked it (null otherwise)."""
+    one = pl.col("rows") == 1
+    unneeded = pl.col("field").is_in(v.NOT_NEEDED_FOR_REPLAY)
+    where = pl.when(one).then(pl.format("1 row (line {})", "first_line")).otherwise(
+        pl.format("{} rows (lines {} to {})", "rows", "first_line", "last_line"))
+    verb = pl.when(unneeded).then(pl.lit("lack")).otherwise(pl.lit("need"))
+    verb = pl.when(one).then(verb + pl.lit("s")).otherwise(verb)
+    rounds = pl.when(one).then(pl.lit("its round")).otherwise(pl.lit("their rounds"))
+    outcome = pl.when(unneeded).then(pl.lit(" judged, with no time")).otherwise(
+        pl.lit(" not judged"))
+    return pl.format("The file has no `{}` column: {} {} it; {} {}.", "field", where, verb,
+                     rounds, pl.when(one).then(pl.lit("is")).otherwise(pl.lit("are"))
+                     + outcome)

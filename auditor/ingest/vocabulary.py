@@ -34,6 +34,8 @@ COLUMNS: tuple[str, ...] = (
 )
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("table_id", "game", "shoe_id", "round", "seq", "ts", "event")
+# Fields no rule reads to replay a round: a row without them is reported, its round judged
+NOT_NEEDED_FOR_REPLAY: tuple[str, ...] = ("ts", "player_id")
 
 INTEGER_COLUMNS: tuple[str, ...] = (
     "round",
