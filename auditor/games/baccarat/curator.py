@@ -21,18 +21,25 @@ position with the smallest (position - p - 1) mod n, so the order wraps.
   k          which sequence of its round (0 unless an earlier offer of the round was accepted)
   sequence   its sequence's number, in shoe order
   index      place within its sequence (0 = the sequence's first offer)
-  shoe_first whether its sequence is the shoe's first
+  shoe_first whether its sequence is the shoe's first in the log
+  shoe_known whether the shoe's rows before round 1 are in the log (the shoes' `auditable`):
+             where they are not (a shoe that began before the log), its first sequence in
+             the log may not be its first, nor start at its first offer, and who held the
+             shoe before it is unknown
   prev_seat  the seat offered just before it in the sequence (index > 0)
   prev_curator  the seat that accepted the shoe's previous sequence (null: none, or all declined)
   occupied   house positions with a wager in the round, sorted; offered_occupied
   judged_by  "first" (first offer of the shoe's first sequence, (f)(1)), "pass" (first offer
              after a curator passed, (h)(2)), "order" (a later offer of a sequence, (h)(2)),
-             null when no rule can judge it (e.g. the previous sequence was all declined)
+             null when no rule can judge it (e.g. the previous sequence was all declined, or
+             the first offer in the log of a shoe that began before it)
   expected_seat  the seat the offer had to go to (null when no seat is occupied or no rule
              judges it)
   or_seat    where expected_seat is the previous curator, in the sequence after his pass: the
              next seat after him, which the offer may go to instead ("each of the other
-             players", (h)(2)); null otherwise
+             players", (h)(2)); in the shoe's first sequence in the log where the holder
+             before it is unknown (shoe_known false), the next seat after expected_seat,
+             which may have been that holder; null otherwise
 
 `curators(ctx)`: one row per round of a big table, with
   start_seq has_offers
@@ -51,6 +58,7 @@ from ...audit_context import GameContext
 from .. import runs
 from ..sorted_keys import sorted_by
 from . import replay, settlement
+from .shoes import shoes
 
 SHOE = ["table_id", "shoe_id"]
 KEY = [*SHOE, "round"]
@@ -193,15 +201,28 @@ def _or_seat(ctx: GameContext) -> pl.Expr:
     """In a sequence after a pass, the seat after the previous curator when he is next.
 
     (h)(2) offers the shoe to "each of the other players": the curator who
-    relinquished it may be passed over, or offered it again; both are accepted.
+    relinquished it may be passed over, or offered it again; both are accepted. In the
+    first sequence in the log of a shoe that began before it, the holder before it is
+    unknown: any seat next in turn may be him, and the seat after it is accepted too.
     """
+    order = pl.col("judged_by") == "order"
     back_to_curator = (
-        (pl.col("judged_by") == "order")
-        & ~pl.col("shoe_first")
-        & (pl.col("expected_seat") == pl.col("prev_curator"))
+        order & ~pl.col("shoe_first") & (pl.col("expected_seat") == pl.col("prev_curator"))
     )
-    return pl.when(back_to_curator).then(
-        _next_occupied(ctx, _position(ctx, pl.col("prev_curator")))
+    holder_unknown = order & pl.col("shoe_first") & ~pl.col("shoe_known")
+    return pl.when(back_to_curator | holder_unknown).then(
+        _next_occupied(ctx, _position(ctx, pl.col("expected_seat")))
+    )
+
+
+def _shoes_known(ctx: GameContext, rows: pl.DataFrame) -> pl.Series:
+    """Per offer of `rows`, whether its shoe's rows before round 1 are in the log."""
+    known = shoes(ctx).select(*SHOE, pl.col("auditable").alias("shoe_known"))
+    return (
+        rows.select(*SHOE)
+        .join(known, on=SHOE, how="left", maintain_order="left")
+        .get_column("shoe_known")
+        .fill_null(False)
     )
 
 
@@ -213,7 +234,8 @@ def build_offers(ctx: GameContext) -> pl.DataFrame:
     occupied = _occupied(ctx, rows.get_column("rid"))
     seat_one = _position(ctx, pl.lit(1, pl.Int64)).fill_null(0)
     first, later = pl.col("index") == 0, pl.col("index") > 0
-    shoe_first = first & pl.col("shoe_first")
+    # the shoe's first offer is known only where its rows before round 1 are in the log
+    shoe_first = first & pl.col("shoe_first") & pl.col("shoe_known")
     after_pass = first & ~pl.col("shoe_first") & pl.col("prev_curator").is_not_null()
     judged_by = (
         pl.when(shoe_first)
@@ -233,7 +255,9 @@ def build_offers(ctx: GameContext) -> pl.DataFrame:
         .then(_position(ctx, pl.col("prev_seat")))
     )
     offered = pl.concat(
-        [rows, sequences[rows.get_column("sequence") - 1]], how="horizontal"
+        [rows, sequences[rows.get_column("sequence") - 1],
+         _shoes_known(ctx, rows).to_frame()],
+        how="horizontal",
     ).join(occupied, on="rid", how="left", maintain_order="left")
     return replay.sorted_on(
         offered.with_columns(

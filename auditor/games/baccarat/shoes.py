@@ -9,7 +9,13 @@ Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
   shoe_no          1, 2, ... per table, by the shoe's first row
   first_seq last_seq  the shoe's first and last rows in ctx.events
   auditable        its shoe-level rows before round 1 (round 0) are in ctx.events:
-                   without them the decks and the burn are unknown, and not judged
+                   without them the decks, the burn and the first offer are unknown, and
+                   not judged
+  began_in_log     the shoe began within the log: it is auditable, or an earlier shoe of
+                   its table has rows in ctx.events (so its shuffle came after them). A
+                   table's first shoe without its shuffle began before the log (hand-history-v1
+                   1.1, "Logs cut at any hour"): what came before its first row (marked
+                   commission, the curator) is unknown
   shuffle_seq decks  the shuffle and the decks it declares
   burn_cards burn_seqs  the burns before round 1, in order (e); mid-shoe burns of the
                    irregularities of (i) carry a round >= 1 and are not listed
@@ -18,6 +24,9 @@ Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
   cover_round cover_seq  the round of the shoe's first cover_card, and its row
   last_round       the highest round number of the shoe (0 with no round)
   last_round_void  whether that round is void
+  burns_over       the burns before play are over in the log: a later row of the shoe (or
+                   the next shoe) follows its last burn (or its shuffle, with no burn); a log
+                   that ends during the burn shows only part of it
   next_shoe_seq    the first row of the table's next shoe (its shuffle); null when
                    the log ends first, so the shoe's end is not recorded
 """
@@ -88,6 +97,18 @@ def build_shoes(ctx: GameContext) -> pl.DataFrame:
             pl.int_range(1, pl.len() + 1).over("table_id").alias("shoe_no"),
             pl.col("first_seq").shift(-1).over("table_id").alias("next_shoe_seq"),
             _burn_value(ctx, pl.col("burn_cards").list.first()).alias("burn_required"),
+        )
+        .with_columns(
+            (pl.col("auditable") | (pl.col("shoe_no") > 1)).alias("began_in_log"),
+            (
+                pl.col("next_shoe_seq").is_not_null()
+                | (
+                    pl.col("last_seq")
+                    > pl.coalesce(pl.col("burn_seqs").list.max(), pl.col("shuffle_seq"))
+                )
+            )
+            .fill_null(False)
+            .alias("burns_over"),
         )
     )
     return (

@@ -101,15 +101,30 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
     """Per table, shoe and seat: commission marked and settled, the lammer left open (of
     those marked since the seat's balance last stood at zero, the first of exactly the
     amount outstanding, else the first) and the first settlement that took more than was
-    marked, each with its round."""
+    marked, each with its round.
+
+    A shoe that began before the log (`began_in_log` false) may have had commission
+    marked before its first row: what the seat owed then is unknown, but at least what
+    its later settlements in the log took beyond the marks in the log. Its seats are
+    counted from the last row at which the log shows them owing the least (`since_seq`
+    on): what was marked from there on and not settled was outstanding whatever came
+    before, and no settlement is ever more than was marked."""
     group = ["table_id", "shoe_id", "seat"]
     marked = (pl.col("event") == "vig") & (pl.col("mode") == "marked")
     settle = pl.col("event") == "vig_settle"
+    # each shoe of a table in seq order (`idx` from 0), with the first seq of the next
+    tables_shoes = shoes(ctx).select(
+        "table_id", "shoe_id", "next_shoe_seq", (pl.col("shoe_no") - 1).alias("idx"),
+        "began_in_log",
+    )
+    balance = pl.col("balance")
     rows = (
         ctx.events.lazy()
         .filter(marked | settle)
         .select(*group, "round", "seq", "event", "mode", "amount_cents")
         .collect(engine=replay.ENGINE)
+        .join(tables_shoes.select("table_id", "shoe_id", "began_in_log"),
+              on=["table_id", "shoe_id"], how="left", maintain_order="left")
         .with_columns(
             pl.when(settle).then(-pl.col("amount_cents")).otherwise("amount_cents")
             .cum_sum()
@@ -117,17 +132,28 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
             .alias("balance")
         )
         .with_columns(
-            pl.col("seq").filter(pl.col("balance") <= 0).max().over(group).alias("cleared"),
-            pl.col("balance").last().over(group).alias("outstanding"),
+            # the least owed: nothing in a shoe that began in the log; before it, the
+            # seat owed at least what the log's settlements took beyond its marks
+            pl.when(pl.col("began_in_log").fill_null(True))
+            .then(pl.lit(0, pl.Int64))
+            .otherwise(pl.min_horizontal(balance.min().over(group), pl.lit(0, pl.Int64)))
+            .alias("floor")
+        )
+        .with_columns(
+            pl.col("seq").filter(balance <= pl.col("floor")).max().over(group).alias("cleared"),
+            (balance.last() - pl.col("floor").first()).over(group).alias("outstanding"),
         )
     )
-    open_lammer = marked & (pl.col("seq") > pl.col("cleared").fill_null(-1))
+    since = pl.col("seq") > pl.col("cleared").fill_null(-1)
+    counted = pl.col("began_in_log").fill_null(True) | since
+    open_lammer = marked & since
     # of the lammers open since, the one of exactly the amount outstanding, if any
     exact = open_lammer & (pl.col("amount_cents") == pl.col("outstanding"))
-    too_much = settle & (pl.col("balance") < 0)
+    too_much = settle & (balance < 0)
     per_seat = rows.group_by(group).agg(
-        pl.col("amount_cents").filter(marked).sum().alias("marked_cents"),
-        pl.col("amount_cents").filter(settle).sum().alias("settled_cents"),
+        pl.col("amount_cents").filter(marked & counted).sum().alias("marked_cents"),
+        pl.col("amount_cents").filter(settle & counted).sum().alias("settled_cents"),
+        pl.col("seq").filter(counted).min().alias("since_seq"),
         pl.coalesce(
             pl.col("seq").filter(exact).first(), pl.col("seq").filter(open_lammer).first()
         ).alias("open_seq"),
@@ -136,10 +162,6 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
         ).alias("open_round"),
         pl.col("seq").filter(too_much).first().alias("over_seq"),
         pl.col("round").filter(too_much).first().alias("over_round"),
-    )
-    # each shoe of a table in seq order (`idx` from 0), with the first seq of the next
-    tables_shoes = shoes(ctx).select(
-        "table_id", "shoe_id", "next_shoe_seq", (pl.col("shoe_no") - 1).alias("idx")
     )
     per_seat = per_seat.join(tables_shoes, on=["table_id", "shoe_id"], how="inner")
     # What the previous shoe left outstanding and this shoe settled late is that
@@ -161,21 +183,28 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
 def marked_not_settled(ctx: GameContext) -> pl.DataFrame:
     # (d)(2): "all outstanding vigorish shall be collected prior to reshuffling
     # the cards in a shoe": per shoe and seat, the marked commission must equal
-    # the vig_settle rows. The log's last shoe of a table is not judged: its
-    # shuffle is not in the log.
-    owed = _lammers_per_shoe(ctx).filter(
-        pl.col("next_shoe_seq").is_not_null() & (pl.col("marked_cents") != pl.col("settled_cents"))
-    )
+    # the vig_settle rows. Commission left open is judged only where the next shuffle
+    # is in the log (the log's last shoe of a table may be settled after it ends); a
+    # settlement beyond what was marked, wherever the shoe began in the log.
     short = pl.col("settled_cents") < pl.col("marked_cents")
+    over = pl.col("settled_cents") > pl.col("marked_cents")
+    owed = _lammers_per_shoe(ctx).filter((pl.col("next_shoe_seq").is_not_null() & short) | over)
+    # a shoe that began before the log: counted from the row the log shows it from
+    counted_from = (
+        pl.when(pl.col("began_in_log"))
+        .then(pl.lit(""))
+        .otherwise(pl.format(" from seq {} on (the shoe began before this log)", "since_seq"))
+    )
+    at_least = pl.when(pl.col("began_in_log")).then(pl.lit("")).otherwise(pl.lit("at least "))
     message = (
         pl.when(short)
         .then(
             pl.format(
-                "Seat {} had {} commission marked in shoe {} and {} settled before the shuffle "
-                "at seq {}: {} was outstanding (open since seq {}).",
-                "seat", money(pl.col("marked_cents")), "shoe_id", money(pl.col("settled_cents")),
-                "next_shoe_seq", money(pl.col("marked_cents") - pl.col("settled_cents")),
-                "open_seq",
+                "Seat {} had {} commission marked in shoe {}{} and {} settled before the "
+                "shuffle at seq {}: {}{} was outstanding (open since seq {}).",
+                "seat", money(pl.col("marked_cents")), "shoe_id", counted_from,
+                money(pl.col("settled_cents")), "next_shoe_seq", at_least,
+                money(pl.col("marked_cents") - pl.col("settled_cents")), "open_seq",
             )
         )
         .otherwise(
@@ -318,12 +347,16 @@ SHUFFLE = register(
         "baccarat",
         "Per shoe and seat: the commission marked with lammers (vig rows with mode marked) must "
         "equal the seat's vig_settle rows in the same shoe, i.e. be collected before the next "
-        "shuffle, for the same amount. The last shoe of a table in the log is not judged (its "
-        "shuffle is not in the log). Reported at the lammer left open (of the vigs marked "
+        "shuffle, for the same amount. Reported at the lammer left open (of the vigs marked "
         "since the seat last owed nothing, the first of the amount outstanding, else the "
         "first) or at the settlement that took more than was "
         "marked; amount = settled - marked (negative: left uncollected). Commission left over "
-        "from the previous shoe and settled late counts against that shoe only.",
+        "from the previous shoe and settled late counts against that shoe only. Where the log "
+        "is cut: commission still open in a table's last shoe is not judged (it may be "
+        "settled after the log ends), a settlement beyond the marks is. A shoe that began "
+        "before the log may owe commission marked before it: its settlements are never "
+        "judged too much, and it is judged short only on commission marked in the log after "
+        "the seat last owed the least the log shows.",
         "seat 4: vig $1.25 marked in round 3 of shoe S1; no vig_settle before the shuffle of S2.",
         "seat 4: vig $1.25 marked in round 3 of shoe S1; vig_settle seat 4 $1.25 in round 9.",
         overcharge=True,

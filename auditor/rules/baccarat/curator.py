@@ -120,10 +120,14 @@ def offer_skipped_seat(ctx: GameContext) -> pl.DataFrame:
         )
     )
     # where the next seat is the curator who has just passed, either he or the one after him
+    # (where the shoe began before the log, the next seat may have been its holder)
     curator_too = (
-        pl.when(pl.col("or_seat").is_not_null())
+        pl.when(pl.col("or_seat").is_null())
+        .then(pl.lit(""))
+        .when(pl.col("prev_curator").is_not_null())
         .then(pl.format(" (or seat {}, the previous curator)", "expected_seat"))
-        .otherwise(pl.lit(""))
+        .otherwise(pl.format(" (or seat {}, had it held the shoe before this log)",
+                             "expected_seat"))
     )
     return _misdirected(ctx, "order").select(
         *_AT_OFFER,
@@ -154,7 +158,9 @@ FIRST_OFFER = register(
         "On a big table, the first offer of every shoe must go to seat 1 or, when seat 1 has no "
         "wager in the round the offer precedes, to the first occupied seat after it in the "
         "house's counter-clockwise seat order. The shoe's first offer sequence is judged, "
-        "whichever round it precedes.",
+        "whichever round it precedes. A shoe whose rows before round 1 are not in the log "
+        "(it began before the log, or they were lost) is not judged: its first offer may "
+        "have come before the log.",
         "Seats 1, 3 and 5 wager in round 1; the shoe is first offered to seat 3.",
         "Seat 1 has no wager, seats 2 and 5 do; the shoe is first offered to seat 2.",
         check=first_offer_not_at_seat_one,
@@ -188,7 +194,9 @@ PASS_START = register(
         "On a big table, when the curator passes the shoe (voluntarily or after a banker loss), "
         "the first offer must go to the first occupied seat after the previous curator in the "
         "house's counter-clockwise seat order, wrapping round the table. A sequence that "
-        "follows one in which every seat declined has no previous curator and is not judged.",
+        "follows one in which every seat declined has no previous curator and is not judged, "
+        "nor is the first offer in the log of a shoe that began before it (the holder before "
+        "it is unknown).",
         "Seat 4 passes the shoe, seats 5 and 7 wager; the shoe is first offered to seat 7.",
         "Seat 4 passes the shoe, seat 5 has no wager, seat 7 does; it is offered to seat 7.",
         check=pass_not_to_next_seat,
@@ -206,7 +214,9 @@ OFFER_ORDER = register(
         "a decline must go to the next occupied seat counter-clockwise after the seat that "
         "declined. The offer that skips a seat (or goes to a seat without a wager) is "
         "reported. In the sequence after a pass the previous curator, when next, may be passed "
-        'over or offered the shoe again ("each of the other players").',
+        'over or offered the shoe again ("each of the other players"); in the first sequence in '
+        "the log of a shoe that began before it, where that curator is unknown, so may any "
+        "one seat next in turn.",
         "Seats 1, 2 and 3 wager; seat 1 declines and the shoe is offered to seat 3.",
         "Seats 1, 2 and 3 wager; seat 1 declines, seat 2 declines, seat 3 accepts.",
         check=offer_skipped_seat,

@@ -198,12 +198,16 @@ POINTS_DECLARED_WRONG = register(
 
 def wrong_burns(ctx: GameContext) -> pl.DataFrame:
     """The first burn is turned face up; its value says how many more are burned. Only
-    shoes whose rows before round 1 are auditable are judged."""
+    shoes whose rows before round 1 are auditable are judged (a shoe that began before
+    the log is not). Burns beyond the count are judged as soon as they are recorded; too
+    few (or none) only once the burns are over in the log (`burns_over`): a log that ends
+    during the burn shows only part of it."""
     burned = pl.col("burn_cards").list.len().cast(pl.Int64)
     required = pl.col("burn_required")
     after_first = burned - 1
     judged = shoes(ctx).filter(pl.col("auditable"))
-    bad = (burned == 0) | (after_first != required)
+    short = (burned == 0) | (after_first < required)
+    bad = (pl.col("burns_over") & short) | (after_first > required)
     # the face-up card shows the count owed; with no burn, the shuffle shows the lack
     seq = pl.coalesce(pl.col("burn_seqs").list.first(), pl.col("shuffle_seq"))
     message = (
@@ -251,7 +255,9 @@ BURN_COUNT_WRONG = register(
         "After the shuffle, the first `burn` is the card turned face up; the burns before round "
         "1 that follow it must number its value (A=1, 2-9 face value, 10/J/Q/K=10). Reported "
         "at the face-up card; no burn at all is reported at the shuffle. A shoe whose rows "
-        "before round 1 were lost is not judged.",
+        "before round 1 were lost, or that began before the log, is not judged; in a log "
+        "that ends during the burn (no later row of the shoe), only burns beyond the count "
+        "are.",
         "shuffle, burn 7H, then 5 more burns before round 1",
         "shuffle, burn 7H, then 7 more burns; or burn KD, then 10 more",
         check=wrong_burns,
