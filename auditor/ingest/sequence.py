@@ -122,6 +122,9 @@ def _rounds(ordered: pl.DataFrame) -> pl.DataFrame:
             pl.col(v.ROW).first(), pl.col(v.FILE_ID).first(), pl.col(v.LINE).first(),
             pl.col("seq").first(),
             (pl.col("event") == "round_start").any().alias("started"),
+            # a run of shoe-level rows only (a cover card carrying the round it precedes,
+            # where the log ends before that round) is no round in progress
+            (~pl.col("event").cast(pl.String).is_in(v.SHOE_EVENTS)).any().alias("round_level"),
             (pl.col("event") == "round_end").any().alias("ended"),
             pl.col("seq").filter(pl.col("event") == "round_end").min().alias("end_seq"),
         )
@@ -164,7 +167,7 @@ def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
     )
     before, after = _began_before(), _continues_after()
     incomplete = played.filter(
-        (~pl.col("started") | ~pl.col("ended")) & ~before & ~after
+        (~pl.col("started") | ~pl.col("ended")) & pl.col("round_level") & ~before & ~after
     )
     missing = (
         pl.when(~pl.col("started") & ~pl.col("ended")).then(pl.lit("round_start and round_end"))
@@ -198,11 +201,13 @@ def order_problems(ordered: pl.DataFrame) -> pl.DataFrame:
 def _began_before() -> pl.Expr:
     """The round in progress where a table's rows begin: its first run of rows, a round
     without its round_start (which was recorded before the log)."""
-    return pl.col("table_first") & ~pl.col("started")
+    return pl.col("table_first") & ~pl.col("started") & pl.col("round_level")
 
 
 def _continues_after() -> pl.Expr:
-    """The round in progress where a table's rows end: its last run, without round_end."""
+    """The round in progress where a table's rows end: its last run, without round_end
+    (a cover card or offer, which carries the round it precedes, begins that round's
+    rows: the log ends before the rest)."""
     return pl.col("table_last") & ~pl.col("ended")
 
 

@@ -28,15 +28,19 @@ TABLE_STATS = {
 }
 
 
+def _played() -> pl.Expr:
+    """Rows that make a round: of round 1 or later, and round-level (a cover card or
+    offer carrying the round it precedes is not one by itself)."""
+    return (pl.col("round") > 0) & ~pl.col("event").cast(pl.String).is_in(v.SHOE_EVENTS)
+
+
 def _table_stats(part: Ingested) -> pl.DataFrame:
     """Per table, its audited rows and rounds (not context: a table of the context only
     has none)."""
     scoped = IN_SCOPE in part.events.columns
     row = pl.col(IN_SCOPE) if scoped else pl.lit(True)
-    played = (
-        pl.col("rid").filter((pl.col("round") > 0) & pl.col(ROUND_IN_SCOPE)).n_unique()
-        if scoped else pl.col("rid").filter(pl.col("round") > 0).n_unique()
-    )
+    played = pl.col("rid").filter(_played() & (pl.col(ROUND_IN_SCOPE) if scoped else True))
+    played = played.n_unique()
     read = part.events.group_by("table_id").agg(
         pl.col("game").drop_nulls().first().cast(pl.String),
         row.sum().alias("rows_placed") if scoped else pl.len().alias("rows_placed"),
@@ -86,7 +90,7 @@ def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope) -> Pa
         unauditable=part.unauditable,
         kept=rows_with_keys(part.events, finding_shoes, ["table_id", "shoe_id"]),
         rows_withheld=rows_in_scope(withheld).height,
-        rounds_withheld=rounds_in_scope(withheld).filter(pl.col("round") > 0)
+        rounds_withheld=rounds_in_scope(withheld).filter(_played())
         .select(ROUND_KEY).n_unique() if withheld.height else 0,
         rids=int(part.events["rid"].max() or 0) + 1,
         file_rows=pl.concat(both).group_by(v.FILE_ID).len("rows"),

@@ -218,7 +218,10 @@ def marked_not_settled(ctx: GameContext) -> pl.DataFrame:
         "table_id",
         "shoe_id",
         pl.when(short).then("open_round").otherwise("over_round").alias("round"),
-        pl.when(short).then("open_seq").otherwise("over_seq").alias("seq"),
+        # the breach is the shuffle before which the lammer was not collected: reported
+        # there (a nightly audit whose context holds the lammer reports it), or at the
+        # settlement that took more than was marked
+        pl.when(short).then("next_shoe_seq").otherwise("over_seq").alias("seq"),
         message.alias("message"),
         pl.format("{} settled before the shuffle", money(pl.col("marked_cents"))).alias("expected"),
         pl.format("{} settled", money(pl.col("settled_cents"))).alias("observed"),
@@ -239,7 +242,8 @@ def build_shoe_rates(ctx: GameContext) -> pl.DataFrame:
     banker win were charged exactly that rate's commission (`n_at_<r>`), the first of them
     (`seq_at_<r>`), and the money those differ from the facility's rate by (`diff_at_<r>`);
     the shoe's `rate` (the one most of them match) and whether it is `divergent` (not the
-    facility's, on at least MIN_RATE_EVIDENCE commissions)."""
+    facility's, on at least MIN_RATE_EVIDENCE commissions, or on any where the shoe
+    began before the log)."""
     rates = [int(p) for p in ctx.params["commission_percents"]]
     facility = int(ctx.house.baccarat["commission_percent"])
     seats = (
@@ -254,7 +258,7 @@ def build_shoe_rates(ctx: GameContext) -> pl.DataFrame:
     )
     at = {r: pl.col("vig_cents") == pl.col(f"vig_at_{r}") for r in rates}
     gap = pl.col("vig_cents") - settlement.expected_vig(pl.col("won_cents"), facility, ctx.params)
-    shoes = seats.group_by("table_id", "shoe_id").agg(
+    per_shoe = seats.group_by("table_id", "shoe_id").agg(
         *[m.sum().alias(f"n_at_{r}") for r, m in at.items()],
         *[pl.col("vig_seq").filter(m).first().alias(f"seq_at_{r}") for r, m in at.items()],
         *[gap.filter(m).sum().alias(f"diff_at_{r}") for r, m in at.items()],
@@ -264,12 +268,20 @@ def build_shoe_rates(ctx: GameContext) -> pl.DataFrame:
     for r in reversed(rates):  # the first rate in the list wins a tie
         rate = pl.when(pl.col(f"n_at_{r}") == most).then(pl.lit(r)).otherwise(rate)
     own = pl.col(f"n_at_{facility}") if facility in rates else pl.lit(0)
-    return shoes.with_columns(rate.alias("rate"), most.alias("n_rate")).with_columns(
-        (
-            (pl.col("n_rate") > own)
-            & (pl.col("n_rate") >= MIN_RATE_EVIDENCE)
-            & (pl.col("rate") != facility)
-        ).alias("divergent")
+    # a shoe that began before the log shows only its last commissions: those it shows,
+    # at one rate, are the evidence there is (a cut must not turn its rate into per-round
+    # amount findings, BA601)
+    began = shoes(ctx).select("table_id", "shoe_id", "began_in_log")
+    evidence = pl.when(pl.col("began_in_log").fill_null(True)).then(
+        pl.lit(MIN_RATE_EVIDENCE)).otherwise(pl.lit(1))
+    return (
+        per_shoe.join(began, on=["table_id", "shoe_id"], how="left")
+        .with_columns(rate.alias("rate"), most.alias("n_rate"))
+        .with_columns(
+            ((pl.col("n_rate") > own) & (pl.col("n_rate") >= evidence)
+             & (pl.col("rate") != facility)).alias("divergent")
+        )
+        .drop("began_in_log")
     )
 
 
@@ -347,9 +359,9 @@ SHUFFLE = register(
         "baccarat",
         "Per shoe and seat: the commission marked with lammers (vig rows with mode marked) must "
         "equal the seat's vig_settle rows in the same shoe, i.e. be collected before the next "
-        "shuffle, for the same amount. Reported at the lammer left open (of the vigs marked "
-        "since the seat last owed nothing, the first of the amount outstanding, else the "
-        "first) or at the settlement that took more than was "
+        "shuffle, for the same amount. Reported at that shuffle, in the round of the lammer "
+        "left open (of the vigs marked since the seat last owed nothing, the first of the "
+        "amount outstanding, else the first), or at the settlement that took more than was "
         "marked; amount = settled - marked (negative: left uncollected). Commission left over "
         "from the previous shoe and settled late counts against that shoe only. Where the log "
         "is cut: commission still open in a table's last shoe is not judged (it may be "
