@@ -213,10 +213,11 @@ def _continues_after() -> pl.Expr:
 
 # What cannot be confirmed of a shoe that began before the log, per game
 _SHOE_BEFORE_LOG = {
-    "baccarat": "its decks, burn and card count cannot be confirmed; the cover card, curator "
-                "and marked commission are judged from the first that the log records",
+    "baccarat": "its decks, burn and card count cannot be confirmed, nor what was offered or "
+                "marked before its first row; the cover card, curator and marked commission "
+                "are judged from what the log records",
     "blackjack": "its decks and card count cannot be confirmed; the cover card is judged "
-                 "from the first that the log records",
+                 "from what the log records",
 }
 
 
