@@ -18,7 +18,7 @@ from datetime import date
 import polars as pl
 
 from . import findings as fnd
-from .audit_context import GameContext, table_settings
+from .audit_context import GameContext, gaps_of, table_settings
 from .audit_part import (
     GAMES,
     PartResult,
@@ -104,13 +104,15 @@ _BYTES_PER_ROW = {"parquet": 6, "csv": 80, "jsonl": 200}
 _GZIP_RATIO = 6
 
 
-def _context_of_findings(game: str, kept: pl.DataFrame, house: HouseRules, rs: Rulesets,
-                         on: date) -> GameContext:
+def _context_of_findings(game: str, kept: pl.DataFrame, unauditable: pl.DataFrame,
+                         house: HouseRules, rs: Rulesets, on: date) -> GameContext:
     """A context over the shoes that have findings only, for the report's replays (its
     frames are per round and per shoe, so they come out as over the whole log)."""
     events = kept.filter(pl.col("game") == game)
-    tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
-    return GameContext(game, events, house, rs.params(game, on=on), on, tables)
+    table_ids = events["table_id"].unique().sort()
+    tables = table_settings(house, game, table_ids.to_list())
+    return GameContext(game, events, house, rs.params(game, on=on), on, tables,
+                       gaps_of(unauditable, table_ids))
 
 
 _SETTING: Setting | None = None  # the worker's setting, sent once before its parts
@@ -326,7 +328,8 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
         kept = totals.kept_audited
         for game in GAMES:
             if kept.select((pl.col("game") == game).any()).item():
-                contexts[game] = _context_of_findings(game, kept, house, rs, on)
+                contexts[game] = _context_of_findings(game, kept, totals.unauditable, house, rs,
+                                                      on)
     totals.problems = problems_deduplicated(totals.problems, totals.missing_rows)
     findings = fnd.order(pl.concat([fnd.from_problems(totals.problems, log.files), *found]))
     return AuditResult(totals, findings, house, rs, on, applied, contexts)

@@ -12,6 +12,8 @@ import polars as pl
 
 from .house import HouseRules
 
+GAP_SCHEMA = {"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}
+
 
 @dataclass
 class GameContext:
@@ -21,6 +23,9 @@ class GameContext:
     params: dict[str, Any]  # the regulation's parameters in force on `on`
     on: date
     tables: pl.DataFrame  # one row per table in the log, with its house settings as columns
+    # (table_id, shoe_id, round) of the rounds set aside (a lost row, the log's cut): gaps
+    # in their shoes, where state carried across rounds resumes from the next fact
+    gaps: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GAP_SCHEMA))
     _derived: dict[str, pl.DataFrame] = field(default_factory=dict)
     _building: dict[str, threading.Lock] = field(default_factory=dict)
     _locks: threading.Lock = field(default_factory=threading.Lock)
@@ -51,3 +56,11 @@ def table_settings(house: HouseRules, game: str, table_ids: list[str]) -> pl.Dat
     if not rows:
         return pl.DataFrame(schema={"table_id": pl.String, "pit": pl.String, "listed": pl.Boolean})
     return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def gaps_of(unauditable: pl.DataFrame, table_ids: pl.Series) -> pl.DataFrame:
+    """The rounds set aside of the tables `table_ids`, as GameContext.gaps."""
+    return (
+        unauditable.cast(GAP_SCHEMA).filter(pl.col("table_id").is_in(table_ids.implode()))
+        .unique().sort("table_id", "shoe_id", "round")
+    )

@@ -18,7 +18,7 @@ import polars as pl
 
 from . import eras
 from . import findings as fnd
-from .audit_context import GameContext, table_settings
+from .audit_context import GameContext, gaps_of, table_settings
 from .games.blackjack import replay as blackjack_replay
 from .house import HouseRules
 from .ingest.load import ROUND_KEY, Ingested, ingest_part, rows_with_keys
@@ -198,8 +198,10 @@ def _context(game: str, part: Ingested, setting: Setting) -> GameContext | None:
         return None
     house, on = setting.house, setting.on
     params = setting.rulesets.params(game, on=on)
-    tables = table_settings(house, game, events["table_id"].unique().sort().to_list())
-    return GameContext(game, events, house, params, on, tables)
+    table_ids = events["table_id"].unique().sort()
+    tables = table_settings(house, game, table_ids.to_list())
+    return GameContext(game, events, house, params, on, tables, gaps_of(part.unauditable,
+                                                                         table_ids))
 
 
 def _game_checks(

@@ -62,7 +62,8 @@ def checks_in_force(ctx: GameContext, rs: Rulesets,
     checks, evidence = [], {}
     for number, (start, end) in enumerate(periods):
         era = ctx if number == 0 else GameContext(
-            ctx.game, ctx.events, ctx.house, rs.params(ctx.game, on=start), start, ctx.tables)
+            ctx.game, ctx.events, ctx.house, rs.params(ctx.game, on=start), start, ctx.tables,
+            ctx.gaps)
         era_checks, era_evidence = run(era)
         checks += [_in_era(c, days, start, end, number == 0) for c in era_checks]
         for rule_id, frame in era_evidence.items():
