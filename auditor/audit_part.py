@@ -244,7 +244,16 @@ def ingest_of(setting: Setting, tables: list[str] | None, first: bool, row_offse
               orphans: pl.DataFrame | None) -> Ingested:
     """A part's rows read and checked, before the rules (see ingest_part)."""
     seats = tuple(setting.house.baccarat["seats"])
-    return ingest_part(setting.log, tables, seats, first, row_offset, orphans)
+    return ingest_part(setting.log, tables, seats, first, row_offset, orphans,
+                       _gapless(setting.house))
+
+
+def _gapless(house: HouseRules) -> pl.Expr | None:
+    """Which tables' systems number events without gaps (house seq_gapless); None: none."""
+    on, off = house.gapless_tables()
+    if house.seq_gapless:
+        return ~pl.col("table_id").is_in(off)
+    return pl.col("table_id").is_in(on) if on else None
 
 
 def audit_part(

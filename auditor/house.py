@@ -65,6 +65,14 @@ class HouseRules:
     collection_procedure: dict[str, str]
     tables: dict[str, TableRules]
     gaming_day_start: time = time(0, 0)  # local time a gaming day starts (hand-history 1.1)
+    seq_gapless: bool = False  # the table system numbers events without gaps (1.1)
+
+    def gapless_tables(self) -> tuple[list[str], list[str]]:
+        """The listed tables whose seq has no gaps, and those whose seq may; a table the
+        house rules do not list follows `seq_gapless`."""
+        own = {t.table_id: t.settings.get("seq_gapless", self.seq_gapless)
+               for t in self.tables.values()}
+        return ([t for t, on in own.items() if on], [t for t, on in own.items() if not on])
 
     def table(self, table_id: str, game: str) -> TableRules:
         """The table's rules, or the section defaults for a table the file does not list."""
@@ -213,7 +221,8 @@ def _table(
     game = entry["game"]
     if game not in ("baccarat", "blackjack"):
         raise HouseRulesError(f"`{where}.game` = {game!r} must be one of baccarat, blackjack")
-    common = {"table_id": _text, "game": _text, "pit": _text, "decks": _int_in(1, 16)}
+    common = {"table_id": _text, "game": _text, "pit": _text, "decks": _int_in(1, 16),
+              "seq_gapless": _boolean}
     if game == "baccarat":
         specific = {
             "variant": _one_of(*VARIANTS),
@@ -251,6 +260,7 @@ def parse(data: dict[str, Any], rs: Rulesets, on: date, path: Path | None = None
     top = {
         "facility": _text,
         "gaming_day_start": _clock,
+        "seq_gapless": _boolean,
         "baccarat": lambda _: None,
         "blackjack": lambda _: None,
         "tables": lambda t: None if isinstance(t, list) else "must be a list ([[tables]])",
@@ -282,6 +292,7 @@ def parse(data: dict[str, Any], rs: Rulesets, on: date, path: Path | None = None
         procedures,
         tables,
         time.fromisoformat(data.get("gaming_day_start", "00:00")),
+        data.get("seq_gapless", False),
     )
 
 

@@ -7,6 +7,7 @@ A case file (`tests/cases/<scope>/<RULE>.toml`) holds `[[case]]` entries:
     expect = "fail"            # fail: the rule must fire as listed; pass: it must not fire
     findings = [{ line = 3, field = "amount" }]   # fail only: each must match a finding
     house = '''...'''          # optional house rules TOML (default: cases/house.toml)
+    house_top = "seq_gapless = true"   # optional: top-level keys put before the default's
     [[case.files]]
     name = "log.jsonl"         # the extension picks the encoding, as on the command line
     text = '''...'''           # the exact file content, or:
@@ -147,7 +148,8 @@ def _typed_for_parquet(frame: pl.DataFrame) -> pl.DataFrame:
 def run_case(case: dict, folder: Path) -> pl.DataFrame:
     """Write the case's files and audit them; returns the findings."""
     rs = load_rulesets()
-    house_text = case.get("house") or DEFAULT_HOUSE.read_text(encoding="utf-8")
+    house_text = case.get("house") or (
+        case.get("house_top", "") + "\n" + DEFAULT_HOUSE.read_text(encoding="utf-8"))
     house = parse_house(tomllib.loads(house_text), rs, on=date(2026, 11, 1))
     for spec in case["files"]:
         write_file(folder, spec, house)

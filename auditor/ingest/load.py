@@ -158,11 +158,13 @@ def ingest_part(
     first: bool = True,
     row_offset: int = 0,
     orphans_elsewhere: pl.DataFrame | None = None,
+    gapless: pl.Expr | None = None,
 ) -> Ingested:
     """The rows of `tables` (None: all) from every file, typed, validated, sorted and
     checked for order. Row numbers start at `row_offset` (unique over the parts).
     `orphans_elsewhere`: the first part's rows whose round is not known (they withhold
-    rounds around them, which may be in this part's tables)."""
+    rounds around them, which may be in this part's tables). `gapless`: which tables'
+    systems number events without gaps (an expression over table_id)."""
     frames, problems, missing = _read_part(log, tables, first, row_offset)
     empty = pl.DataFrame(schema={v.ROW: pl.Int64, **CANONICAL_SCHEMA, v.FILE_ID: pl.Int32})
     events = pl.concat([empty, *frames], how="diagonal_relaxed")
@@ -194,11 +196,16 @@ def ingest_part(
         unplaced = unplaced.with_columns(log.scope.own().alias(IN_SCOPE))
     problems.append(sequence.seq_problems(in_file_order, ordered))
     problems.append(sequence.order_problems(ordered))
+    before_gaps = folded.clear()
+    if gapless is not None:
+        before_gaps, gaps = sequence.seq_gaps(ordered, gapless)
+        problems.append(gaps)
     places = pl.concat([f.select(PLACE) for f in (ordered, unplaced)])
     located = _locate(pl.concat(problems), places)
     lacking = _locate(folded, places)  # withheld as any bad row, reported once per column
+    withheld = [located, lacking, _locate(before_gaps, places)]  # the last: rows lost after
     others = [] if tables is None else _tables_of_other_parts(log, tables)
-    unauditable, orphans = _unauditable_rounds(pl.concat([located, lacking]), places,
+    unauditable, orphans = _unauditable_rounds(pl.concat(withheld), places,
                                                orphans_elsewhere, others)
     audited = ordered
     if unauditable.height:

@@ -20,6 +20,7 @@ IN_ROUND_INCOMPLETE = "IN015"
 IN_SHOE_BEFORE_LOG = "IN016"
 IN_ROUND_BEFORE_LOG = "IN017"
 IN_ROUND_AFTER_LOG = "IN018"
+IN_SEQ_GAP = "IN019"
 # boundary findings that set their round aside (it is not judged, its rows are reported)
 # without it having lost a row
 BOUNDARY_ROUNDS = (IN_ROUND_BEFORE_LOG, IN_ROUND_AFTER_LOG)
@@ -106,6 +107,38 @@ def seq_problems(in_file_order: pl.DataFrame | None, ordered: pl.DataFrame) -> p
             ),
         ]
     )
+
+
+def seq_gaps(ordered: pl.DataFrame, gapless: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Where a table whose system numbers events without gaps (`gapless`, an expression
+    over table_id: the house's seq_gapless) skips seq numbers, rows were lost: the rows
+    before each gap (their rounds lost rows too: they withhold them, and are not
+    reported again), and one problem at the row after each gap.
+
+    `ordered` holds the rows sorted by table and seq."""
+    before = pl.col("seq").shift(1)
+    same_table = pl.col("table_id") == pl.col("table_id").shift(1)
+    after_gap = (same_table & gapless & (pl.col("seq") - before > 1)).fill_null(False)
+    marked = ordered.select(v.ROW, after_gap.alias("after"),
+                            after_gap.shift(-1).fill_null(False).alias("before"),
+                            before.alias("previous"))
+    rows = ordered.with_columns(marked.get_column("previous").alias("previous"))
+    after = rows.filter(marked.get_column("after"))
+    missing = pl.col("seq") - pl.col("previous") - 1
+    problems = _as_problems(
+        after, IN_SEQ_GAP, "seq", "the next seq: this table's system numbers without gaps",
+        pl.format(
+            "Table {} skips from seq {} to seq {}: {} row{} lost (house rules: seq_gapless); "
+            "the rounds on either side of the gap are not judged.",
+            "table_id", "previous", "seq", missing,
+            pl.when(missing == 1).then(pl.lit(" was")).otherwise(pl.lit("s were")),
+        ),
+        pl.format("seq {} after seq {}", "seq", "previous"),
+    )
+    lost_before = _as_problems(
+        rows.filter(marked.get_column("before")), IN_SEQ_GAP, "seq", "", pl.lit("rows lost "
+        "after this row"), pl.col("seq"))
+    return lost_before, problems
 
 
 def _rounds(ordered: pl.DataFrame) -> pl.DataFrame:

@@ -269,6 +269,24 @@ ROUND_CONTINUES_AFTER_LOG = register(
         "the log of BAC-01 ends with round 44's round_end",
     )
 )
+SEQ_GAP = register(
+    Rule(
+        "IN019",
+        "seq-gap",
+        "Rows lost: a gap in gapless sequence numbers",
+        COLUMNS,
+        "warning",
+        "input",
+        "Where the house rules say a table's system numbers events without gaps "
+        "(`seq_gapless`, for the facility or the table), a seq that skips numbers means rows "
+        "were lost, not that the dealer skipped a step: reported once per gap, at the row "
+        "after it, and the rounds on either side of it are not judged (nor is anything the "
+        "lost rows may have held).",
+        "seq_gapless = true; BAC-01 rows with seq 41, 42, 45",
+        "seq_gapless = true; BAC-01 rows with seq 41, 42, 43 (or seq_gapless = false: gaps "
+        "are allowed)",
+    )
+)
 TABLE_NOT_IN_HOUSE_RULES = register(
     Rule(
         "HR001",
