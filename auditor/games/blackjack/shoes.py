@@ -6,16 +6,20 @@ minimum and card counts of (b)(1) and the cover-card procedure of (j).
 
 Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
   shoe_no          1, 2, ... per table, by the shoe's first row
-  first_seq last_seq  the shoe's first and last rows in ctx.events
-  auditable        its shuffle (a round-0 row) is in ctx.events: without it the
+  first_seq last_seq  the shoe's first and last rows in ctx.events (for a shoe that
+                   began before the log, its first row here is not its shuffle)
+  auditable        its shuffle (a round-0 row) is in ctx.events: without it (the row
+                   lost, or the shoe began before the log, hand-history-v1 1.1) the
                    decks are unknown, and the shoe is not judged on them
   shuffle_seq decks  the shuffle and the decks it declares
-  cover_seq        the shoe's first cover_card row
+  cover_seq        the shoe's first cover_card row in ctx.events: in a shoe that began
+                   before the log the cover card may have come out before it, unseen
   cover_round      the round in which that cover card came out: the row's `round`,
                    and round 1 for a cover card recorded before the first round
                    (round 0: it was reached before any card of round 1 was dealt)
-  last_round       the highest round number of the shoe (0 with no round)
-  next_shoe_seq    the first row of the table's next shoe; null when the log ends first
+  last_round       the highest round number of the shoe in ctx.events (0 with no round)
+  next_shoe_seq    the first row of the table's next shoe; null when the log ends first,
+                   so the shoe's end is not recorded and it is not judged as ended
 
 `round_shoes(ctx)`: one row per round id (`rid`, round 0 included) of ctx.events,
 with `shoe`, the row number of its shoe in `shoes(ctx)`.

@@ -4,6 +4,18 @@ Shoe-level findings (the deck minimum) carry no round; the others are reported a
 the row that shows them. Each rule owns one question: BJ101 the boxes wagered on,
 BJ102 the decks a shoe declares, BJ103 the cards that come out of it, BJ104 the
 rounds dealt from it after the cover card.
+
+Where the log was cut (hand-history-v1 1.1, "Logs cut at any hour"), each judges from
+the first fact the log records, and only what the log proves: a shoe that began before
+the log (no shuffle of it here; IN016 says so once per shoe) declares no decks, so BJ102
+and BJ103 pass it by, and BJ104 takes up from its first recorded cover card (one that
+came out before the log cannot be seen; the rounds after a recorded one are after the
+cover-card round either way). A shoe whose end is not in the log is never judged as
+ended: none of these asks for a shuffle, only BJ104 for no round after the cover-card
+round, and a log that ends first shows none. The rounds set aside where a table's rows
+begin and end (IN017, IN018) are not in ctx.events, so nothing of theirs is counted or
+read, a cover card among their rows included. Rows given as context (yesterday's file)
+are in ctx.events: with the shoe's shuffle among them the shoe is judged in full.
 """
 
 from __future__ import annotations
@@ -124,8 +136,10 @@ SHOE_BELOW_MINIMUM = register(
         "`min_decks_hand_dealt` where the house says the game is dealt from the hand), two "
         "where the 20-point bonus or in-between wager is offered, six where any other optional "
         "wager is offered (house `optional_wagers`), the highest that applies. Reported once "
-        "per shoe at its shuffle, with no round. A shoe whose shuffle row was lost is not "
-        "judged. The house `decks` setting is not compared: the regulation sets a minimum.",
+        "per shoe at its shuffle, with no round. A shoe whose shuffle is not in the log (the "
+        "row was lost, or the shoe began before the log: IN016) declares no decks and is not "
+        "judged; a shuffle the log records is, wherever the log ends. The house `decks` "
+        "setting is not compared: the regulation sets a minimum.",
         "a 5-deck shuffle on a table whose house rules offer `other_bonus`",
         "a 6-deck shuffle there; a 2-deck shuffle on a hand-dealt table with no optional wager",
         check=short_shoes,
@@ -139,7 +153,10 @@ SHOE_BELOW_MINIMUM = register(
 def excess_cards(ctx: GameContext) -> pl.DataFrame:
     """`common.excess_cards` over the rows of the cards that come out of a shoe more often
     than its decks hold: counting each card first is cheap, numbering every copy is not,
-    and those few cards are the only ones it can report."""
+    and those few cards are the only ones it can report. Only shoes whose shuffle is in
+    ctx.events have decks (`shoes`): a shoe that began before the log is not counted, as
+    what came out of it before the log is unknown; a shoe shuffled in the log is counted
+    from its shuffle, the copies the log holds being a floor where the log ends first."""
     dealt = pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null()
     columns = [*SHOE_KEY, "round", "seq", "event", "card"]
     rows = ctx.events.lazy().with_row_index("at").filter(dealt)
@@ -187,7 +204,11 @@ CARD_OVER_DECKS = register(
         GAME,
         "Counts each rank and suit over the shoe's `burn` and `card` rows: a shoe of n standard "
         "decks holds n of each card, so copy n+1 is reported at its row (one finding per card, "
-        "however many copies follow). Shoes whose shuffle row was lost are not judged.",
+        "however many copies follow). Shoes whose shuffle is not in the log (the row was "
+        "lost, or the shoe began before the log: IN016) have no known decks and are not "
+        "judged; a shoe shuffled in the log is counted from its shuffle even where the log "
+        "ends first (copies beyond its decks are a breach however the shoe goes on). Rounds "
+        "not judged (IN014, IN017, IN018) are not counted.",
         "a 6-deck shoe in which the seven of hearts comes out a 7th time",
         "a 6-deck shoe in which no card comes out more than 6 times",
         check=excess_cards,
@@ -200,7 +221,12 @@ CARD_OVER_DECKS = register(
 
 def rounds_after_cover(ctx: GameContext) -> pl.DataFrame:
     """Every round of a shoe numbered above the round in which its cover card came out:
-    (j) completes that round, then reshuffles. Reported at each such round's start."""
+    (j) completes that round, then reshuffles. Reported at each such round's start.
+
+    `cover_round` is the first cover card in ctx.events: in a shoe that began before the
+    log the real one may have come out earlier, unseen, so it bounds the cover-card round
+    from above, and every round reported here is after it either way. Only rounds the log
+    holds are compared, so a shoe whose end is not in the log is not judged as ended."""
     covered = shoes(ctx).filter(pl.col("cover_round").is_not_null())
     late = (
         replay.rounds(ctx)
@@ -236,7 +262,11 @@ ROUND_AFTER_COVER = register(
         "The cover card came out in round r (the `round` of the shoe's first `cover_card` row; "
         "one recorded before round 1 counts as round 1): round r is completed and the cards are "
         "reshuffled, so every later round of the same shoe is reported at its `round_start`. "
-        "A shoe without a recorded cover card is not judged.",
+        "A shoe without a recorded cover card is not judged. A shoe that began before the log "
+        "(IN016) is judged from the first cover card the log records: one that came out "
+        "before the log cannot be seen, and the rounds after a recorded one are reported "
+        "either way. A log that ends after the cover-card round, before the shuffle, holds no "
+        "finding: the shoe's end is not in it.",
         "cover_card in round 52, then round 53 dealt from the same shoe",
         "cover_card in round 52, round 52 completed, then a shuffle and round 1 of a new shoe",
         check=rounds_after_cover,
