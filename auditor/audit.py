@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 
 import polars as pl
 
@@ -280,10 +282,13 @@ def run(
     progress: Progress = lambda *_: None,
     context: list[Source] = (),
     window: Window | None = None,
+    workdir: Path | None = None,
 ) -> AuditResult:
     """Audit the logs. `context`: logs read only to give the audited rounds their
     history (never reported themselves); `window`: only the rounds that start within it
-    are audited, every other row read is context (see scope).
+    are audited, every other row read is context (see scope). `workdir`: where large text
+    files are spilled by table (ingest.spill), in a folder of its own removed at the end
+    (by default in the system's temporary folder).
 
     A log of several parts is audited in a worker process started with spawn: a script
     calling this must do so under `if __name__ == "__main__":`."""
@@ -294,14 +299,17 @@ def run(
     try:
         if _likely_rows([*sources, *context]) > PART_ROWS:
             worker.start()
-        return _run(sources, list(context), window, house, rs, worker, progress)
+        with tempfile.TemporaryDirectory(prefix="auditor-", dir=workdir) as spilled:
+            return _run(sources, list(context), window, house, rs, worker, progress,
+                        Path(spilled))
     finally:
         worker.stop()
 
 
 def _run(sources: list[Source], context: list[Source], window: Window | None,
-         house: HouseRules, rs: Rulesets, worker: _Worker, progress: Progress) -> AuditResult:
-    log = open_log([*sources, *context])
+         house: HouseRules, rs: Rulesets, worker: _Worker, progress: Progress,
+         workdir: Path) -> AuditResult:
+    log = open_log([*sources, *context], workdir)
     log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
     on = _first_day(log, len(sources), window)
     setting = Setting(log, house, rs, on)

@@ -25,7 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from ..scope import Scope
-from . import compact, readers
+from . import compact, readers, spill
 from .parse import time_of
 from .readers import RawFile
 from .sources import Source, sha256_of
@@ -57,6 +57,7 @@ class _Held:
     typed: compact.Held | None = None  # a Parquet file read once for all its parts
     scanned: bool = False  # read part by part instead (see Log._held_typed)
     first_day: date | None = None  # the day of the file's earliest timestamp
+    spilled: spill.Spilled | None = None  # a large text file, spilled to Parquet by table
 
 
 @dataclass
@@ -81,6 +82,7 @@ class Log:
         record that could not be read (its rounds can only be guessed around it)."""
         no_table = self.table_rows["table_id"].null_count() > 0
         unreadable = any(h.problems or (h.text is not None and h.text.problems)
+                         or (h.spilled is not None and h.spilled.problems)
                          for h in self.held)
         return no_table or unreadable
 
@@ -88,7 +90,9 @@ class Log:
         """Every file's rows of `tables` (None: every table), with the rows without a
         table and each file's own problems when `first`."""
         for file_id, held in enumerate(self.held):
-            if held.text is not None:
+            if held.spilled is not None:
+                yield file_id, held.spilled.part(tables, first)
+            elif held.text is not None:
                 yield file_id, _text_part(held, tables, first)
             elif self.read_once and tables is not None and self._held_typed(file_id):
                 frame, problems = held.typed.part(tables, first)
@@ -151,7 +155,10 @@ def _text_part(held: _Held, tables: list[str] | None, first: bool) -> RawFile:
 # --- looking the files over -------------------------------------------------------
 
 
-def open_log(sources: list[Source]) -> Log:
+def open_log(sources: list[Source], workdir: Path | None = None) -> Log:
+    """The files looked over (rows per table, the first day), Parquet files kept where
+    they are, text files read whole, or, with a `workdir`, the large ones spilled there
+    by table (spill)."""
     files, held, counts, days = [], [], [], []
     # each file's hash is taken while polars looks the files over (hashing lets go of
     # Python, so the two share the cores)
@@ -162,6 +169,10 @@ def open_log(sources: list[Source]) -> Log:
             days_before = len(days)
             if source.encoding == "parquet":
                 rows, lost = _look_over_parquet(item, counts, days)
+            elif workdir is not None and spill.should_spill(source):
+                item.spilled = spill.spill(source, workdir / f"file-{len(held)}", counts, days,
+                                           _first_day)
+                rows, lost = item.spilled.rows, item.spilled.rows_lost
             else:
                 item.text = readers.read(source)
                 frame = item.text.frame
