@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from urllib.parse import unquote
 
 import polars as pl
 
@@ -129,7 +130,7 @@ class Log:
             return None
         tables = self.table_rows["table_id"].drop_nulls().to_list()
         try:
-            return compact.read(pl.scan_parquet(held.source.path), held.columns, tables,
+            return compact.read(_scan_parquet(held.source.path), held.columns, tables,
                                 held.total, file_id, self._day_start())
         except Exception:  # noqa: BLE001 - read part by part, to lose the least
             return None
@@ -238,12 +239,42 @@ def _first_day(frame: pl.LazyFrame) -> date | None:
     return None
 
 
+def hive_values(path: Path) -> dict[str, str]:
+    """The format's columns a file's path names in hive layout (`table_id=BAC-01/...`,
+    the folders of a partitioned dataset): other keys (facility=, gaming_day=) aside."""
+    found = {}
+    for folder in path.parent.parts:
+        key, sep, value = folder.partition("=")
+        if sep and key in readers.TEXT_SCHEMA:
+            found[key] = unquote(value)
+    return found
+
+
+def _scan_parquet(path: Path) -> pl.LazyFrame:
+    """A Parquet file's rows, with the values its hive folders name where the file does
+    not hold them (no such column, or an empty one)."""
+    scan = pl.scan_parquet(path)
+    held = scan.collect_schema().names()
+    return scan.with_columns(
+        (pl.coalesce(pl.col(k).cast(pl.String), pl.lit(val)) if k in held else pl.lit(val))
+        .alias(k)
+        for k, val in hive_values(path).items()
+    )
+
+
+def _may_hold(path: Path, tables: list[str] | None) -> bool:
+    """Whether a Parquet file may hold rows of `tables`: not where its hive folder names
+    another table (a part reads only the partitions it needs)."""
+    table = hive_values(path).get(TABLE)
+    return tables is None or table is None or table in tables
+
+
 def _look_over_parquet(item: _Held, counts: list, days: list) -> tuple[int, int]:
     """A Parquet file's columns, rows per table and first day; slices that cannot be
     read are noted (each is reported once, with the first part)."""
     path = item.source.path
     try:
-        scan = pl.scan_parquet(path)
+        scan = _scan_parquet(path)
         names = scan.collect_schema().names()
         item.total = scan.select(pl.len()).collect().item()
     except Exception as exc:  # noqa: BLE001 - any failure means the file cannot be read
@@ -287,7 +318,11 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
         if first:
             yield RawFile(readers.empty(), list(held.problems), 0, [])
         return
-    scan = pl.scan_parquet(held.source.path)
+    if not _may_hold(held.source.path, tables):
+        if first and held.problems:
+            yield RawFile(readers.empty(), list(held.problems), 0, held.missing)
+        return
+    scan = _scan_parquet(held.source.path)
     keep = _in_part(tables, first, TABLE in held.columns)
     if first and held.problems:
         yield RawFile(readers.empty(), list(held.problems), 0, held.missing)
