@@ -10,7 +10,7 @@ import multiprocessing
 import os
 import tempfile
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +29,7 @@ from .audit_part import (
     audit_part,
     game_rules,
     prepare_part,
+    run_part,
 )
 from .house import HouseRules
 from .ingest.partition import Log, open_log
@@ -228,6 +229,77 @@ def _worker_environment() -> Iterator[None]:
                 os.environ[key] = value
 
 
+class _Pool:
+    """Parts audited side by side: on N local processes, or as tasks of a Dask
+    distributed cluster (its client's concurrent.futures executor). One code path: a
+    part's audit is a function of the part and the setting (audit_part.run_part),
+    whichever executor runs it; the results come back in part order. A local process
+    lost in mid-part (the pool breaks) has its parts run again on a new pool; Dask runs
+    again by itself a task whose worker was lost."""
+
+    RETRIES = 2
+
+    def __init__(self, workers: int, cluster: str | None) -> None:
+        self.workers, self.cluster = workers, cluster
+        self._executor: Executor | None = None
+        self._client = None
+
+    def start(self) -> None:
+        if self._executor is not None:
+            return
+        if self.cluster is not None:
+            try:
+                from distributed import Client
+            except ImportError:
+                raise AuditError("--cluster needs the `distributed` package") from None
+            try:
+                self._client = Client(self.cluster, set_as_default=False, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise AuditError(f"cannot reach the Dask scheduler {self.cluster}: {exc}") \
+                    from None
+            self._executor = self._client.get_executor(pure=False)
+        else:
+            with _worker_environment():
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn"))
+
+    def parts(self, setting: Setting, jobs: list[Job]) -> Iterator[PartResult]:
+        self.start()
+        steps = [job[:4] for job in jobs]
+        futures = [self._executor.submit(run_part, setting, step) for step in steps]
+        for number, step in enumerate(steps):
+            for attempt in range(self.RETRIES + 1):
+                try:
+                    yield futures[number].result()
+                    break
+                except BrokenProcessPool:
+                    if attempt == self.RETRIES:
+                        raise AuditError(
+                            "a worker process stopped before finishing its part of the log "
+                            f"(tables {', '.join(step[0])}) {self.RETRIES + 1} times; no "
+                            "findings were written") from None
+                    self._renew()
+                    futures[number:] = [self._executor.submit(run_part, setting, s)
+                                        for s in steps[number:]]
+                except Exception as exc:  # noqa: BLE001 - named, and the audit stops
+                    raise AuditError(
+                        f"the part of tables {', '.join(step[0])} failed: "
+                        f"{type(exc).__name__}: {exc}") from exc
+
+    def _renew(self) -> None:
+        self._executor.shutdown(cancel_futures=True)
+        self._executor = None
+        self.start()
+
+    def stop(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(cancel_futures=True)
+            self._executor = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
 def _row_offsets(log: Log, parts: list[list[str]]) -> list[int]:
     """Where each part's row numbers start: after every row of the parts before it
     (the first part also holds the rows without a table)."""
@@ -241,7 +313,7 @@ def _row_offsets(log: Log, parts: list[list[str]]) -> list[int]:
     return offsets
 
 
-def _audit_parts(setting: Setting, parts: list[list[str] | None], worker: _Worker,
+def _audit_parts(setting: Setting, parts: list[list[str] | None], worker: _Worker | _Pool,
                  progress: Progress) -> Iterator[PartResult]:
     steps = sum(len(r) for r in game_rules().values())
     if len(parts) == 1:
@@ -283,21 +355,26 @@ def run(
     context: list[Source] = (),
     window: Window | None = None,
     workdir: Path | None = None,
+    workers: int = 1,
+    cluster: str | None = None,
 ) -> AuditResult:
     """Audit the logs. `context`: logs read only to give the audited rounds their
     history (never reported themselves); `window`: only the rounds that start within it
     are audited, every other row read is context (see scope). `workdir`: where large text
     files are spilled by table (ingest.spill), in a folder of its own removed at the end
-    (by default in the system's temporary folder).
+    (by default in the system's temporary folder). `workers` (above 1) audits the parts
+    on that many local processes, `cluster` (a Dask scheduler's address) on its workers;
+    every text file is then spilled, so that each part reads its tables only.
 
     A log of several parts is audited in a worker process started with spawn: a script
     calling this must do so under `if __name__ == "__main__":`."""
     both = {s.path.resolve() for s in sources} & {s.path.resolve() for s in context}
     if both:
         raise AuditError(f"{sorted(both)[0]} is given both as a log to audit and as context")
-    worker = _Worker()
+    side_by_side = workers > 1 or cluster is not None
+    worker = _Pool(workers, cluster) if side_by_side else _Worker()
     try:
-        if _likely_rows([*sources, *context]) > PART_ROWS:
+        if _likely_rows([*sources, *context]) > PART_ROWS or side_by_side:
             worker.start()
         with tempfile.TemporaryDirectory(prefix="auditor-", dir=workdir) as spilled:
             return _run(sources, list(context), window, house, rs, worker, progress,
@@ -307,9 +384,9 @@ def run(
 
 
 def _run(sources: list[Source], context: list[Source], window: Window | None,
-         house: HouseRules, rs: Rulesets, worker: _Worker, progress: Progress,
+         house: HouseRules, rs: Rulesets, worker: _Worker | _Pool, progress: Progress,
          workdir: Path) -> AuditResult:
-    log = open_log([*sources, *context], workdir)
+    log = open_log([*sources, *context], workdir, spill_all=isinstance(worker, _Pool))
     log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
     on = _first_day(log, len(sources), window)
     setting = Setting(log, house, rs, on)

@@ -240,6 +240,12 @@ def _finding_shoes(located: pl.DataFrame, part: Ingested,
     return pl.concat(shoes, how="vertical_relaxed").drop_nulls().unique()
 
 
+def run_part(setting: Setting, step: tuple) -> PartResult:
+    """One part audited where an executor runs it (a local process, a Dask worker): a
+    function of the part (tables, first, row offset, orphans) and the setting only."""
+    return audit_part(setting, *step)
+
+
 def ingest_of(setting: Setting, tables: list[str] | None, first: bool, row_offset: int,
               orphans: pl.DataFrame | None) -> Ingested:
     """A part's rows read and checked, before the rules (see ingest_part)."""

@@ -126,9 +126,30 @@ def main() -> None:
     default=None,
     help="Audit the rounds that start before this local time; later rows are context.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Audit the log's parts on this many local processes at once.",
+)
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Audit the log's parts as tasks of a running Dask distributed cluster "
+    "(its scheduler, tcp://host:port); every worker must reach the logs and --workdir.",
+)
+@click.option(
+    "--workdir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Where large text logs are spilled by table while the audit runs (a folder of its "
+    "own, removed at the end; default: the system's temporary folder).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
-          context_logs, gaming_day, start, until, quiet):
+          context_logs, gaming_day, start, until, workers, cluster, workdir, quiet):
     """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
     from . import audit as audit_mod
     from . import details as dtl
@@ -152,8 +173,11 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     progress = _progress(quiet)
     progress(f"reading {len(sources) + len(context)} file(s)")
     try:
+        if workdir is not None:
+            workdir.mkdir(parents=True, exist_ok=True)
         result = audit_mod.run(sources, house, rs, progress=progress, context=context,
-                               window=window)
+                               window=window, workdir=workdir, workers=workers,
+                               cluster=cluster)
     except audit_mod.AuditError as exc:
         raise Failure(f"the audit stopped: {exc}") from None
     progress("writing findings")

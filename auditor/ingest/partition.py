@@ -156,10 +156,11 @@ def _text_part(held: _Held, tables: list[str] | None, first: bool) -> RawFile:
 # --- looking the files over -------------------------------------------------------
 
 
-def open_log(sources: list[Source], workdir: Path | None = None) -> Log:
+def open_log(sources: list[Source], workdir: Path | None = None,
+             spill_all: bool = False) -> Log:
     """The files looked over (rows per table, the first day), Parquet files kept where
-    they are, text files read whole, or, with a `workdir`, the large ones spilled there
-    by table (spill)."""
+    they are, text files read whole, or, with a `workdir`, the large ones (`spill_all`:
+    every one) spilled there by table (spill)."""
     files, held, counts, days = [], [], [], []
     # each file's hash is taken while polars looks the files over (hashing lets go of
     # Python, so the two share the cores)
@@ -170,7 +171,7 @@ def open_log(sources: list[Source], workdir: Path | None = None) -> Log:
             days_before = len(days)
             if source.encoding == "parquet":
                 rows, lost = _look_over_parquet(item, counts, days)
-            elif workdir is not None and spill.should_spill(source):
+            elif workdir is not None and (spill_all or spill.should_spill(source)):
                 item.spilled = spill.spill(source, workdir / f"file-{len(held)}", counts, days,
                                            _first_day)
                 rows, lost = item.spilled.rows, item.spilled.rows_lost
