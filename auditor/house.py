@@ -18,6 +18,7 @@ from typing import Any
 from .rulesets import Rulesets
 
 PROCEDURES = ("i", "ii", "iii", "iv")
+RESPLIT_PLACEMENTS = ("beside", "end")  # where a re-split hand is laid (hand-history 1.1)
 VARIANTS = ("big", "midi", "mini")
 OPTIONAL_WAGERS = ("twenty_point_bonus", "in_between", "other_bonus")
 RATIO = re.compile(r"^(\d+):(\d+)$")
@@ -174,6 +175,8 @@ def _blackjack_keys(rs: Rulesets, on: date) -> dict[str, Validator]:
         "insurance_pays": _ratio(float(params["insurance_min_odds"])),
         "surrender": _boolean,
         "payout_limit": _positive_number,
+        # no default: unset, BJ205 accepts the order of either placement
+        "resplit_hand_placement": _one_of(*RESPLIT_PLACEMENTS),
     }
 
 

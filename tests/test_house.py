@@ -7,7 +7,9 @@ from datetime import date
 
 import pytest
 from casefiles import DEFAULT_HOUSE
+from click.testing import CliRunner
 
+from auditor.cli import main
 from auditor.house import HouseRulesError, parse
 from auditor.rulesets import load_rulesets
 
@@ -53,6 +55,16 @@ def test_unlisted_table_gets_section_defaults():
         ('[[tables]]\ntable_id = "B"\ngame = "poker"\n', "tables[0].game"),
         ('[[tables]]\ngame = "baccarat"\n', "tables[0].table_id"),
         ('facilty = "X"\n', "facilty"),
+        ('[blackjack]\nresplit_hand_placement = "left"\n', "blackjack.resplit_hand_placement"),
+        ("[blackjack]\nresplit_hand_placement = true\n", "blackjack.resplit_hand_placement"),
+        (
+            '[[tables]]\ntable_id = "J"\ngame = "blackjack"\nresplit_hand_placement = "next"\n',
+            "tables[0].resplit_hand_placement",
+        ),
+        (
+            '[[tables]]\ntable_id = "B"\ngame = "baccarat"\nresplit_hand_placement = "end"\n',
+            "tables[0].resplit_hand_placement",
+        ),
     ],
 )
 def test_bad_key_or_value_is_an_error_naming_the_key(text, key):
@@ -66,3 +78,29 @@ def test_midi_table_may_use_its_own_commission_rate():
         '[[tables]]\ntable_id = "M"\ngame = "baccarat"\nvariant = "midi"\ncommission_percent = 4\n'
     )
     assert house.table("M", "baccarat")["commission_percent"] == 4
+
+
+def test_resplit_hand_placement_per_section_and_table_unset_by_default():
+    house = _parse(DEFAULT_HOUSE.read_text())
+    assert house.table("BJ-01", "blackjack").settings.get("resplit_hand_placement") is None
+    house = _parse(
+        '[blackjack]\nresplit_hand_placement = "beside"\n'
+        '[[tables]]\ntable_id = "J1"\ngame = "blackjack"\n'
+        '[[tables]]\ntable_id = "J2"\ngame = "blackjack"\nresplit_hand_placement = "end"\n'
+    )
+    assert house.table("J1", "blackjack")["resplit_hand_placement"] == "beside"
+    assert house.table("J2", "blackjack")["resplit_hand_placement"] == "end"
+    assert house.table("J9", "blackjack")["resplit_hand_placement"] == "beside"  # unlisted
+
+
+def test_unknown_resplit_hand_placement_exits_2_naming_the_key(tmp_path):
+    house = tmp_path / "house.toml"
+    house.write_text('[blackjack]\nresplit_hand_placement = "left"\n')
+    log = tmp_path / "log.jsonl"
+    log.write_text("")
+    result = CliRunner().invoke(
+        main, ["audit", str(log), "--house", str(house), "--out", str(tmp_path / "o")]
+    )
+    assert result.exit_code == 2
+    assert "blackjack.resplit_hand_placement" in result.output
+    assert "Traceback" not in result.output

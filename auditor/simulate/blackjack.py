@@ -106,7 +106,10 @@ BJ706  settled_twice_or_never       a settled wager settled a second time (a col
 ====== ============================ ================================================================
 
 Judgement calls (also in the report): split hands are played in hand-number
-order (a re-split's new hand waits for the hands made before it); insurance is
+order (a re-split's new hand waits for the hands made before it), unless
+`resplit_hand_placement="beside"`: then every table lays a re-split hand right
+beside the hand it came from and plays the hands in that order (8-8 split, hand 1
+re-split: hands 1, 3, 2), and the house rules say so ((c)(2), BJ205); insurance is
 settled at the check, surrender at the decision (after the check, so never
 against a dealer blackjack); the payout limit applies per hand and wager-holder
 (main first, then the double) -- the simulator keeps co-patrons off the limited
@@ -132,7 +135,7 @@ from typing import Any
 import polars as pl
 
 from ..games.blackjack.shoes import deck_minimum
-from ..house import BLACKJACK_DEFAULTS
+from ..house import BLACKJACK_DEFAULTS, RESPLIT_PLACEMENTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
 from .baccarat import DEFAULT_START, Simulation
@@ -474,6 +477,7 @@ class _Table:
         self.limited = self.limit < max(self.choices) * 100 * 3
         self.hard, self.soft, self.pair, self.surr = sim.charts[self.h17]
         self.max_hands = int(sim.params["max_splits"]) + 1
+        self.beside = sim.beside
         self.budget = budget
         self.done = 0
         self.base = 0  # rows flushed so far
@@ -1261,7 +1265,12 @@ class _Table:
         if VALUE[second] == 1:
             hand.aces -= 1
         new.add(second)
-        box.hands.append(new)
+        # box.hands is the layout from the dealer's left, played in that order (_play_box):
+        # the new hand right beside the hand split, or after the box's hands
+        if self.beside:
+            box.hands.insert(box.hands.index(hand) + 1, new)
+        else:
+            box.hands.append(new)
         box.split = True
         hand.acted = False
         if aces:
@@ -1278,7 +1287,7 @@ class _Table:
             self._force_next(lambda value: value == 1)
         self._to_seat(box, hand)
         if fault and kind == "BJ205":
-            later = box.hands[-1]
+            later = new
             self._force_next(lambda value: value != 8)
             cseq = self._to_seat(box, later)
             self._truth(
@@ -1519,10 +1528,19 @@ AMOUNT_DTYPE = pl.Decimal(12, 2)
 
 
 class _Simulator(TableRounds):
-    def __init__(self, rounds: int, tables: int, seed: int, faults: float, start: datetime):
+    def __init__(
+        self,
+        rounds: int,
+        tables: int,
+        seed: int,
+        faults: float,
+        start: datetime,
+        beside: bool = False,
+    ):
         self.rng = random.Random(seed)
         on: date = start.date()
         self.params = load_rulesets().params("blackjack", on=on)
+        self.beside = beside  # a re-split hand laid beside the hand it came from
         self.planner = _Planner(faults, rounds, tables)
         self.truth: list[_Truth] = []
         TableRounds.__init__(self)
@@ -1614,12 +1632,16 @@ def simulate(
     seed: int = 0,
     faults: float = 0.0,
     start: datetime = DEFAULT_START,
+    resplit_hand_placement: str | None = None,
 ) -> Simulation:
     """Simulate `rounds` rounds of blackjack over `tables` tables (see the module docstring).
 
     `faults` is the share of rounds that get a planted fault (0 gives a clean
     log); `start` is when the first table opens (its UTC offset is written on
     every timestamp; a naive datetime writes local time without one).
+    `resplit_hand_placement` ("beside" or "end", default unset) is where every table
+    lays a re-split hand, written to `Simulation.house`; unset, re-splits are laid at
+    the end (hand-number order) and the house rules leave the key out.
     `Simulation.house` is the [blackjack] section the tables override.
     """
     if rounds < 0:
@@ -1628,13 +1650,19 @@ def simulate(
         raise ValueError("tables must be 1 or more")
     if not 0.0 <= faults <= 1.0:
         raise ValueError("faults must be a share from 0 to 1")
-    sim = _Simulator(rounds, tables, seed, faults, start)
+    if resplit_hand_placement not in (None, *RESPLIT_PLACEMENTS):
+        raise ValueError("resplit_hand_placement must be one of " + ", ".join(RESPLIT_PLACEMENTS))
+    beside = resplit_hand_placement == "beside"
+    sim = _Simulator(rounds, tables, seed, faults, start, beside)
     sim.run()
+    house = dict(BLACKJACK_DEFAULTS)
+    if resplit_hand_placement is not None:
+        house["resplit_hand_placement"] = resplit_hand_placement
     return Simulation(
         events=sim.events(start),
         tables=[dict(s) for s in sim.settings],
         truth=sim.truth_frame(),
         seed=seed,
         start=start,
-        house=dict(BLACKJACK_DEFAULTS),
+        house=house,
     )

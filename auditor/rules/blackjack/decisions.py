@@ -502,11 +502,96 @@ def _split_hand_spans(ctx: GameContext) -> pl.DataFrame:
     )
 
 
+PLACEMENTS = ("end", "beside")  # "end" first: on a tie the hand-number reading is named
+BESIDE_DIGITS = 9
+BESIDE_TOP = 10**BESIDE_DIGITS - 1
+
+
+def _place_text(number: pl.Expr, root: pl.Expr) -> pl.Expr:
+    """One step of a "beside" path: a hand not split from another by its number, a split
+    hand by BESIDE_TOP minus it (the last made first), zero-padded to compare as text."""
+    number = number.clip(0, BESIDE_TOP)
+    step = pl.when(root).then(number).otherwise(BESIDE_TOP - number)
+    return step.cast(pl.String).str.zfill(BESIDE_DIGITS)
+
+
+def _beside_paths(hands: pl.DataFrame, splits: pl.DataFrame) -> pl.DataFrame:
+    """`hands` (HAND) with `beside`: the hand's place on the box when each new hand is laid
+    beside the hand it came from (see `split_hands_out_of_order`); compared as text within
+    a box."""
+    # a new hand is made once on its box (numbered by the split that made it)
+    parents = splits.select(
+        "rid", "seat", pl.col("new_hand").alias("hand"), pl.col("hand").alias("parent")
+    )
+    ups = parents.rename({"hand": "node", "parent": "up"})
+    paths = hands.select(HAND).join(parents, on=HAND, how="left").with_columns(
+        _place_text(hand, pl.col("parent").is_null()).alias("beside")
+    ).rename({"parent": "node"})
+    # a chain of parents is at most the box's splits long (a log may name a parent out of
+    # turn, even in a loop: the levels stop there)
+    for _ in range(int(splits["split_no"].max() or 0)):
+        if paths["node"].is_null().all():
+            break
+        node = pl.col("node")
+        paths = paths.join(ups, on=["rid", "seat", "node"], how="left").with_columns(
+            pl.when(node.is_null())
+            .then(pl.col("beside"))
+            .otherwise(pl.concat_str(_place_text(node, pl.col("up").is_null()), "beside"))
+            .alias("beside"),
+            pl.col("up").alias("node"),
+        ).drop("up")
+    return paths.select(*HAND, "beside")
+
+
+def _placements(ctx: GameContext) -> pl.DataFrame:
+    """Per table of the log, `placement`: "beside", "end", or null where the house rules
+    leave it unset."""
+    tables = ctx.tables
+    if "resplit_hand_placement" not in tables.columns:
+        return tables.select("table_id", pl.lit(None, pl.String).alias("placement"))
+    return tables.select(
+        "table_id", pl.col("resplit_hand_placement").cast(pl.String).alias("placement")
+    )
+
+
 def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
-    """A card dealt to a later hand of the box, a later box, or the dealer while a split
-    hand before it (box order 1..7, then hand number) was made and not complete: once a
-    box, at the first such card."""
+    """A card dealt to a hand after a made and not complete split hand: to a later box, the
+    dealer, or a hand of the box lying after it; once a box, at the first such card under
+    the table's placement, or unset, at the first card that neither placement allows
+    (the later of the two placements' first departures).
+
+    The order of a box's hands. (c)(2): "the dealer shall deal a card to the first
+    incomplete hand on the dealer's left before proceeding to deal any cards to any other
+    hand". The dealer deals from the dealer's left (box 1) across, and a box's hands the
+    same way: they are completed in the order they lie on the layout. The `hand` number is
+    the order hands were made; where a split's new hand lies is the house's procedure
+    (`blackjack.resplit_hand_placement`, hand-history 1.1):
+
+    * "end": the new hand goes after every hand on the box (on the side of the next box),
+      so the layout is the hand numbers in order. 8-8 split (hands 1, 2), hand 1 draws an
+      8 and re-splits (hand 3): 1, 2, 3.
+    * "beside": the pair is parted where it lies. The hand split keeps its place, so it is
+      the first incomplete hand on the dealer's left and gets its second card first, as
+      (c)(2) says; the new hand is laid right next to it, on the side of the next box,
+      pushing the hands already there one place along. So a hand's split hands lie
+      between it and the hands that were beside it, the one made last nearest to it. A
+      hand splits only while it is played, and the hands beside it wait untouched until
+      it is complete: when it splits again, its earlier split hands still hold their one
+      card; a split hand's own split hands are made when it is played, in its turn, and
+      land right beside it. The layout is the tree of splits read depth first: a hand,
+      then each hand split from it, the last made first, each followed by the hands split
+      from it, then the rest. Above: 1, 3, 2; should hand 1 split a third time (hand 4),
+      1, 4, 3, 2; should hand 3 split instead, 1, 3, 4, 2.
+
+    Columnar (`_beside_paths`): a hand's place under "beside" is its path from the box's
+    first hand through the hands it was split from, written as text (a hand split from
+    none by its number, a split hand by BESIDE_TOP minus its number, so that the last
+    made comes first): paths compare as the layout reads, a hand before its split hands.
+    They are built one level of re-splitting at a time (a join per level, at most the
+    box's splits), not per event; "end" compares hand numbers.
+    """
     spans = _split_hand_spans(ctx)
+    spans = spans.join(_beside_paths(spans, play.splits(ctx)), on=HAND, how="left")
     later = 1_000  # the dealer plays after every box
     # only the cards of the rounds with a split, from the round's first split on
     rounds = spans.group_by("rid").agg(pl.col("first_split").min())
@@ -521,21 +606,56 @@ def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
         pl.when(pl.col("target") == "dealer").then(later).otherwise(seat).alias("to_seat"),
         hand.fill_null(0).alias("to_hand"),
     ).collect(engine="in-memory")
+    receiving = spans.select(
+        "rid",
+        seat.alias("to_seat"),
+        hand.alias("to_hand"),
+        pl.col("beside").alias("to_beside"),
+    )
+    cards = cards.join(receiving, on=["rid", "to_seat", "to_hand"], how="left")
     x_seat, x_hand = pl.col("to_seat"), pl.col("to_hand")
-    after = (x_seat > seat) | ((x_seat == seat) & (x_hand > hand))
+    same_box = x_seat == seat
+    lies_after = {
+        "end": x_hand > hand,
+        "beside": pl.col("to_beside") > pl.col("beside"),
+    }
+    place = {"end": hand, "beside": pl.col("beside")}
     at = pl.col("at")
     pending = (
         (at > pl.col("first_split"))
         & (at > pl.col("created"))
         & (pl.col("done").is_null() | (at < pl.col("done")))
     )
+    after = {p: (x_seat > seat) | (same_box & lies_after[p]).fill_null(False) for p in PLACEMENTS}
+    candidates = spans.join(cards, on="rid").filter(pending & (after["end"] | after["beside"]))
+    # per placement, the first card dealt out of its order (naming the first hand of the
+    # box it left incomplete)
+    firsts = pl.concat(
+        [
+            candidates.filter(after[p])
+            .sort("at", place[p])
+            .group_by("rid", "seat")
+            .agg(pl.all().first())
+            .with_columns(pl.lit(p).alias("reading"))
+            for p in PLACEMENTS
+        ]
+    ).join(_placements(ctx), on="table_id", how="left")
+    unset = pl.col("placement").is_null()
+    reading = pl.col("reading")
+    broken_by_both = pl.len().over("rid", "seat") == len(PLACEMENTS)
     wrong = (
-        spans.join(cards, on="rid")
-        .filter(after & pending)
-        .sort("at", "hand")
+        firsts.filter(pl.when(unset).then(broken_by_both).otherwise(reading == pl.col("placement")))
+        # unset: the card from which neither order explains the deal, the later of the two
+        # first departures ("end"'s on a tie)
+        .sort("at", reading == "end")
         .group_by("rid", "seat")
-        .agg(pl.all().first())
+        .agg(pl.all().last())
     )
+    orders = spans.group_by("rid", "seat").agg(
+        pl.col("hand").sort().cast(pl.String).str.join(", ").alias("end_order"),
+        pl.col("hand").sort_by("beside").cast(pl.String).str.join(", ").alias("beside_order"),
+    )
+    wrong = wrong.join(orders, on=["rid", "seat"], how="left")
     receiver = (
         pl.when(x_seat == later)
         .then(pl.lit("The dealer"))
@@ -546,19 +666,62 @@ def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
         .then(pl.lit("never had its second card"))
         .otherwise(pl.lit("was not complete"))
     )
+    differ = pl.col("end_order") != pl.col("beside_order")
+    beside = reading == "beside"
+    laid = (
+        pl.when(beside)
+        .then(pl.lit("beside the hand it came from"))
+        .otherwise(pl.lit("after the box's other hands"))
+    )
+    order = pl.when(beside).then(pl.col("beside_order")).otherwise(pl.col("end_order"))
+    reading_text = (
+        pl.when(~differ)
+        .then(pl.lit(""))
+        .when(unset)
+        .then(
+            pl.format(
+                ", and neither placement of a re-split hand allows it (beside the hand it "
+                "came from: hands {}; after the box's other hands: hands {})",
+                pl.col("beside_order"),
+                pl.col("end_order"),
+            )
+        )
+        .otherwise(
+            pl.format(
+                ", and this table lays a re-split hand {} (box {}: hands {} from the dealer's "
+                "left)",
+                laid,
+                seat,
+                order,
+            )
+        )
+    )
+    expected = (
+        pl.when(unset & differ)
+        .then(
+            pl.format(
+                "box {} hands completed in the order {} (beside) or {} (end)",
+                seat,
+                pl.col("beside_order"),
+                pl.col("end_order"),
+            )
+        )
+        .otherwise(pl.format("box {} hand {} completed first", seat, hand))
+    )
     return _findings(
         wrong,
         "at",
         pl.format(
             "{} was dealt {} while split hand {} of box {} {}; (c)(2) deals to the first "
-            "incomplete split hand before any other hand.",
+            "incomplete hand on the dealer's left before any other hand{}.",
             receiver,
             "card",
             hand,
             seat,
             state,
+            reading_text,
         ),
-        pl.format("box {} hand {} completed first", seat, hand),
+        expected,
         pl.format("a card to {} first", receiver.str.to_lowercase()),
     )
 
@@ -571,11 +734,15 @@ SPLIT_ORDER = register(
         "9 NYCRR 5324.10(c)(2)",
         "error",
         GAME,
-        "After a box splits, its hands are completed one at a time in hand-number order (the "
-        "conventions: a new hand is numbered one above the hands on the box), before any card "
-        "goes to a later box or the dealer. A card dealt to a later hand, box or the dealer "
-        "while an earlier split hand has fewer than two cards or still takes cards or actions "
-        "afterwards is reported, once a box, at the first such card.",
+        "After a box splits, its hands are completed one at a time in the order they lie "
+        "from the dealer's left, before any card goes to a later box or the dealer. Where a "
+        "re-split hand lies is the house's `blackjack.resplit_hand_placement`: \"end\" (after "
+        "the box's hands: hand-number order, 1, 2, 3) or \"beside\" (next to the hand it came "
+        "from, the last made nearest: an 8-8 split whose hand 1 re-splits lies 1, 3, 2); "
+        "unset, either order is accepted. A card dealt to a later box, the dealer, or a hand "
+        "lying after a split hand that has fewer than two cards or still takes cards or "
+        "actions afterwards is reported, once a box, at the first such card (unset: at the "
+        "first card neither order allows).",
         "box 2 splits 8S 8H; hand 1 gets 3D, hand 2 gets 9C, then hand 1 hits",
         "box 2 splits 8S 8H; hand 1 gets 3D, hits 9C and stands; then hand 2 gets its card",
         check=split_hands_out_of_order,
