@@ -253,7 +253,7 @@ class _Pool:
             except ImportError:
                 raise AuditError("--cluster needs the `distributed` package") from None
             try:
-                self._client = Client(self.cluster, set_as_default=False, timeout="20s")
+                self._client = Client(self.cluster, set_as_default=False, timeout="10s")
             except (OSError, TimeoutError) as exc:
                 raise AuditError(f"cannot reach the Dask scheduler {self.cluster}: {exc}") \
                     from None
@@ -287,14 +287,19 @@ class _Pool:
                         f"{type(exc).__name__}: {exc}") from exc
 
     def _renew(self) -> None:
-        self._executor.shutdown(cancel_futures=True)
-        self._executor = None
+        self._shutdown()
         self.start()
+
+    def _shutdown(self) -> None:
+        if self._client is None:
+            self._executor.shutdown(cancel_futures=True)
+        else:  # Dask's executor: cancels what is left on shutting down without waiting
+            self._executor.shutdown(wait=False)
+        self._executor = None
 
     def stop(self) -> None:
         if self._executor is not None:
-            self._executor.shutdown(cancel_futures=True)
-            self._executor = None
+            self._shutdown()
         if self._client is not None:
             self._client.close()
             self._client = None

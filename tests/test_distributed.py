@@ -88,3 +88,51 @@ def test_a_local_worker_killed_in_mid_audit_changes_nothing(floor, monkeypatch):
     killer.join(timeout=5)
     assert killed and renewed
     _same(result, whole)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A real Dask scheduler and two worker processes on this machine (loopback)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as local, \
+            distributed.Client(local) as client:
+        yield local, client
+
+
+def test_parts_on_a_dask_cluster_give_the_single_process_audit(floor, cluster, monkeypatch):
+    sources, house, rs, whole = floor
+    monkeypatch.setattr(audit, "PART_ROWS", 3_000)
+    local, _ = cluster
+    _same(audit.run(sources, house, rs, cluster=local.scheduler_address), whole)
+
+
+def test_a_dask_worker_killed_in_mid_audit_changes_nothing(floor, cluster, monkeypatch):
+    """A worker's process is killed while the parts run: the scheduler runs its parts
+    again on the other (or on the worker its nanny starts anew)."""
+    sources, house, rs, whole = floor
+    monkeypatch.setattr(audit, "PART_ROWS", 3_000)
+    local, client = cluster
+    killed = []
+
+    def kill_a_worker() -> None:
+        while not killed:
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy:
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_a_worker, daemon=True)
+    killer.start()
+    result = audit.run(sources, house, rs, cluster=local.scheduler_address)
+    killer.join(timeout=10)
+    assert killed
+    _same(result, whole)
+
+
+def test_an_unreachable_cluster_is_a_clear_error(floor):
+    sources, house, rs, _ = floor
+    with pytest.raises(audit.AuditError, match="cannot reach the Dask scheduler"):
+        audit.run(sources, house, rs, cluster="tcp://127.0.0.1:9")
