@@ -172,8 +172,8 @@ def open_log(sources: list[Source], workdir: Path | None = None,
             if source.encoding == "parquet":
                 rows, lost = _look_over_parquet(item, counts, days)
             elif workdir is not None and (spill_all or spill.should_spill(source)):
-                item.spilled = spill.spill(source, workdir / f"file-{len(held)}", counts, days,
-                                           _first_day)
+                item.spilled = spill.spill(source, workdir / f"file-{len(held)}", len(held),
+                                           counts, days, _first_day)
                 rows, lost = item.spilled.rows, item.spilled.rows_lost
             else:
                 item.text = readers.read(source)

@@ -1,13 +1,13 @@
-"""A large text log read in chunks and spilled to Parquet, a folder per table.
+"""A large text log read in chunks, typed, and spilled to Parquet, a folder per table.
 
 A JSON Lines or CSV file is text: to pick a part's tables out of it, it must be
 read whole, and holding it untyped costs several times its size. A file larger
 than SPILL_BYTES is instead read a chunk at a time (gzip decompressed as it
-streams), each chunk parsed as the whole file would be (same line numbers, same
-problems), and its rows written to the work folder, one folder per table
+streams), each chunk parsed and typed as the whole file would be (same line numbers,
+same problems), and its rows written to the work folder, one folder per table
 (`t00000/`, ...; rows without a table in `none/`). A part then reads only its own
-tables' folders: the memory of the reading follows the chunk, and that of a part the
-part, whatever the file's size.
+tables' folders, already typed: the memory of the reading follows the chunk, and that
+of a part the part, whatever the file's size.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import polars as pl
 
 from . import readers
 from . import vocabulary as v
-from .problems import Problem
+from .parse import CANONICAL_SCHEMA, STRING_COLUMNS, typed
+from .problems import PROBLEM_SCHEMA, Problem
 from .readers import RawFile
 from .sources import Source
 
@@ -54,28 +55,40 @@ class Spilled:
     missing: list[str] = field(default_factory=list)
     header_line: int | None = None
     rows: int = 0  # rows written
+    # values that did not parse (parse.typed's problems, by line), with their row's table
+    unparsed: list[pl.DataFrame] = field(default_factory=list)
 
     def part(self, tables: list[str] | None, first: bool) -> RawFile:
-        """The rows of `tables` (None: all), with the rows without a table, the file's
-        problems and its lost records when `first`."""
+        """The rows of `tables` (None: all), typed, with the rows without a table, the
+        file's problems and its lost records when `first`."""
         names = list(self.tables.values()) if tables is None else [
             self.tables[t] for t in tables if t in self.tables]
         if first:
             names.append(_NO_TABLE)
         files = [f for name in names for f in sorted((self.folder / name).glob("*.parquet"))]
-        frame = (pl.scan_parquet(files).collect() if files else readers.empty()
-                 .select(*self._columns(), v.LINE))
-        return RawFile(frame, list(self.problems) if first else [],
-                       self.rows_lost if first else 0, self.missing, self.header_line)
+        frame = pl.scan_parquet(files).collect() if files else self._empty()
+        canonical = {c: CANONICAL_SCHEMA[c] for c in STRING_COLUMNS}
+        unparsed = pl.concat([self._empty_unparsed(), *self.unparsed])
+        if tables is not None:
+            wanted = pl.col(TABLE).is_in(tables)
+            unparsed = unparsed.filter(wanted | pl.col(TABLE).is_null() if first else wanted)
+        return RawFile(readers.empty(), list(self.problems) if first else [],
+                       self.rows_lost if first else 0, self.missing, self.header_line,
+                       typed=(frame.cast(canonical), unparsed.drop(TABLE)))
 
-    def _columns(self) -> list[str]:
-        return [c for c in v.COLUMNS if c not in self.missing]
+    def _empty(self) -> pl.DataFrame:
+        return typed(readers.empty(), 0, text=pl.String)[0]
+
+    @staticmethod
+    def _empty_unparsed() -> pl.DataFrame:
+        return pl.DataFrame(schema={**PROBLEM_SCHEMA, TABLE: pl.String})
 
 
-def spill(source: Source, folder: Path, counts: list[pl.DataFrame],
+def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame],
           days: list[date | None], first_day) -> Spilled:
-    """Read `source` chunk by chunk into `folder`; each chunk's rows per table are
-    appended to `counts` and its first day to `days` (`first_day`: that of a frame)."""
+    """Read `source` (file `file_id` of the log) chunk by chunk into `folder`; each
+    chunk's rows per table are appended to `counts` and its first day to `days`
+    (`first_day`: that of a frame)."""
     folder.mkdir(parents=True, exist_ok=True)
     out = Spilled(folder)
     header: bytes | None = None
@@ -95,14 +108,17 @@ def spill(source: Source, folder: Path, counts: list[pl.DataFrame],
         before += chunk.count(b"\n") + (0 if chunk.endswith(b"\n") or not chunk else 1)
         out.problems += [_at(p, offset) for p in raw.problems]
         out.rows_lost += raw.rows_lost
-        frame = raw.frame.with_columns(pl.col(v.LINE) + offset)
-        if frame.height:
+        text = raw.frame.with_columns(pl.col(v.LINE) + offset)
+        if text.height:
+            days.append(first_day(text.lazy()) if "ts" in text.columns else None)
+            frame, unparsed = typed(text, file_id, text=pl.String)
+            del text
+            if unparsed.height:
+                out.unparsed.append(unparsed.join(
+                    frame.select(v.LINE, TABLE), on=v.LINE, how="left", maintain_order="left"))
             _write(frame, out, number)
-            present = TABLE in frame.columns
-            table = pl.col(TABLE) if present else pl.lit(None, pl.String).alias(TABLE)
-            counts.append(frame.select(table).group_by(TABLE).agg(pl.len().alias("rows"))
+            counts.append(frame.group_by(TABLE).agg(pl.len().alias("rows"))
                           .cast({TABLE: pl.String, "rows": pl.UInt32}))
-            days.append(first_day(frame.lazy()) if "ts" in frame.columns else None)
     return out
 
 
@@ -116,10 +132,7 @@ def _at(problem: Problem, offset: int) -> Problem:
 
 
 def _write(frame: pl.DataFrame, out: Spilled, number: int) -> None:
-    """The chunk's rows, each table's to its folder."""
-    present = TABLE in frame.columns
-    if not present:
-        frame = frame.with_columns(pl.lit(None, pl.String).alias(TABLE))
+    """The chunk's typed rows, each table's to its folder."""
     for (table,), rows in frame.partition_by(TABLE, as_dict=True, maintain_order=True).items():
         if table is None:
             name = _NO_TABLE
@@ -127,8 +140,6 @@ def _write(frame: pl.DataFrame, out: Spilled, number: int) -> None:
             name = out.tables.setdefault(table, f"t{len(out.tables):05d}")
         target = out.folder / name
         target.mkdir(exist_ok=True)
-        if not present:
-            rows = rows.drop(TABLE)
         rows.write_parquet(target / f"{number:06d}.parquet", compression="lz4",
                            statistics=False)
         out.rows += rows.height
