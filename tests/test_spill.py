@@ -12,7 +12,7 @@ import pytest
 
 from auditor import audit, summary
 from auditor.house import load as load_house
-from auditor.ingest import spill
+from auditor.ingest import compact, spill
 from auditor.ingest.sources import expand
 from auditor.rulesets import load_rulesets
 from auditor.simulate import baccarat, blackjack
@@ -64,3 +64,22 @@ def test_a_spilled_log_audits_as_one_read_whole(game, encoding, tmp_path, monkey
     inputs = whole.findings.filter(pl.col("rule_id").str.starts_with("IN0"))
     assert inputs.filter(pl.col("line").is_not_null()).height >= 3
     assert "IN009" in inputs["rule_id"].to_list()  # the round that did not parse
+
+
+def test_a_parquet_file_too_large_to_hold_is_spilled_by_table(tmp_path, monkeypatch):
+    sim = baccarat.simulate(rounds=200, tables=3, seed=3, faults=0.1)
+    log = write_events(sim.events, tmp_path / "log.parquet", "parquet")
+    rs = load_rulesets()
+    house = load_house(write_house_rules(sim.tables, tmp_path / "house.toml"), rs,
+                       date(2026, 11, 1))
+    whole = audit.run(expand([str(log)]), house, rs)
+    monkeypatch.setattr(compact, "ROWS_AT_MOST", 100)  # too large to hold
+    monkeypatch.setattr(spill, "SLICE_ROWS", 1_000)
+    monkeypatch.setattr(audit, "PART_ROWS", 2_000)  # in parts, as a large file is
+    seen = []
+    real = spill.spill_parquet
+    monkeypatch.setattr(spill, "spill_parquet", lambda *a: seen.append(a) or real(*a))
+    parted = audit.run(expand([str(log)]), house, rs)
+    assert seen and whole.findings.height > 0
+    assert parted.findings.equals(whole.findings)
+    assert summary.accounting(parted) == summary.accounting(whole)

@@ -171,6 +171,10 @@ def open_log(sources: list[Source], workdir: Path | None = None,
             days_before = len(days)
             if source.encoding == "parquet":
                 rows, lost = _look_over_parquet(item, counts, days)
+                if workdir is not None and _spills(item, spill_all):
+                    item.spilled = spill.spill_parquet(
+                        _scan_parquet(source.path), item.columns, item.total,
+                        workdir / f"file-{len(held)}", len(held), item.missing)
             elif workdir is not None and (spill_all or spill.should_spill(source)):
                 item.spilled = spill.spill(source, workdir / f"file-{len(held)}", len(held),
                                            counts, days, _first_day)
@@ -198,6 +202,15 @@ def open_log(sources: list[Source], workdir: Path | None = None,
     )
     known = [d for d in days if d is not None]
     return Log(files, held, table_rows, min(known) if known else None)
+
+
+def _spills(item: _Held, spill_all: bool) -> bool:
+    """Whether a Parquet file is spilled by table: where it is too large to hold typed
+    for all the parts (each would scan it whole), or where parts run side by side; not
+    a file of one table already (a partition), nor one that cannot be read whole."""
+    if item.broken or not item.columns or hive_values(item.source.path).get(TABLE):
+        return False
+    return spill_all or item.total > compact.ROWS_AT_MOST
 
 
 def _sha256_if_there(path: Path) -> str:

@@ -122,6 +122,28 @@ def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame]
     return out
 
 
+def spill_parquet(scan: pl.LazyFrame, columns: list[str], total: int, folder: Path,
+                  file_id: int, missing: list[str]) -> Spilled:
+    """A Parquet file too large to hold, or audited side by side, spilled by table the
+    same way, a slice of SLICE_ROWS rows at a time: each part then reads its tables
+    only, not the whole file again."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = Spilled(folder, missing=missing)
+    for number, offset in enumerate(range(0, total, SLICE_ROWS)):
+        rows = readers.parquet_rows(scan.slice(offset, SLICE_ROWS), columns, pl.lit(True),
+                                    offset)
+        frame, unparsed = typed(rows, file_id, text=pl.String)
+        del rows
+        if unparsed.height:
+            out.unparsed.append(unparsed.join(
+                frame.select(v.LINE, TABLE), on=v.LINE, how="left", maintain_order="left"))
+        _write(frame, out, number)
+    return out
+
+
+SLICE_ROWS = 2_000_000  # rows of a Parquet file spilled at once
+
+
 def _at(problem: Problem, offset: int) -> Problem:
     """A chunk's problem at its line in the file."""
     line = None if problem.line is None else problem.line + offset
