@@ -26,25 +26,34 @@ position with the smallest (position - p - 1) mod n, so the order wraps.
              where they are not (a shoe that began before the log), its first sequence in
              the log may not be its first, nor start at its first offer, and who held the
              shoe before it is unknown
+  gaps_before  how many rounds of the shoe before the round it precedes were set aside
+             (GameContext.gaps: a lost row); after_gap: its sequence follows such a round
+             that the shoe's previous sequence in the log does not (or, for the shoe's
+             first sequence in the log, any): the gap may have held offers, a pass or the
+             shoe's first sequence, so who held the shoe before it is unknown, as at the
+             start of a shoe that began before the log
+  holder_known  who held the shoe before its sequence is known: not after a gap, nor in the
+             first sequence of a shoe whose rows before round 1 are not in the log
   prev_seat  the seat offered just before it in the sequence (index > 0)
   prev_curator  the seat that accepted the shoe's previous sequence (null: none, or all declined)
   occupied   house positions with a wager in the round, sorted; offered_occupied
   judged_by  "first" (first offer of the shoe's first sequence, (f)(1)), "pass" (first offer
              after a curator passed, (h)(2)), "order" (a later offer of a sequence, (h)(2)),
              null when no rule can judge it (e.g. the previous sequence was all declined, or
-             the first offer in the log of a shoe that began before it)
+             the first offer of a sequence whose holder before it is not known)
   expected_seat  the seat the offer had to go to (null when no seat is occupied or no rule
              judges it)
   or_seat    where expected_seat is the previous curator, in the sequence after his pass: the
              next seat after him, which the offer may go to instead ("each of the other
-             players", (h)(2)); in the shoe's first sequence in the log where the holder
-             before it is unknown (shoe_known false), the next seat after expected_seat,
-             which may have been that holder; null otherwise
+             players", (h)(2)); in a sequence whose holder before it is unknown
+             (holder_known false), the next seat after expected_seat, which may have been
+             that holder; null otherwise
 
 `curators(ctx)`: one row per round of a big table, with
   start_seq has_offers
   curator       the seat dealing the round; null when the dealer deals (dealer_deals) or when
-                no offer has been made yet in the shoe (unknown: dealer_deals false)
+                no offer has been made yet in the shoe, or since its last gap (a round set
+                aside: unknown, dealer_deals false)
   dealer_deals  the latest sequence at or before the round was declined by every seat offered
   winner p_points b_points dragon7 panda8 void dealt (from the replay)
   banker_lost   a dealt, non-void round the player hand won (a panda 8 included)
@@ -56,6 +65,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from .. import runs
+from ..gaps import segments
 from ..sorted_keys import sorted_by
 from . import replay, settlement
 from .shoes import shoes
@@ -127,6 +137,18 @@ def _preceded(ctx: GameContext, rows: pl.DataFrame) -> pl.Expr:
     )
 
 
+def _gaps_before(ctx: GameContext, rows: pl.DataFrame) -> pl.Series:
+    """Per offer of `rows`: the rounds of its shoe set aside before the round it precedes
+    (that round's segment, games.gaps). An offer before round 1 whose round 1 is not in
+    the log has none before it: a gap is a round >= 1."""
+    return (
+        replay.with_columns_of(rows.select("rid"), segments(ctx).select("rid", "segment"), "rid")
+        .get_column("segment")
+        .fill_null(0)
+        .alias("gaps_before")
+    )
+
+
 def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
     """The offers sorted by the round they precede, then seq, with their sequence."""
     accepted = pl.col("accepted").fill_null(False)
@@ -150,6 +172,7 @@ def _offer_rows(ctx: GameContext, big: pl.DataFrame) -> pl.DataFrame:
     )
     # the offers come in log order, which is mostly the order of their rounds already
     rows = replay.sorted_on(rows.with_columns(_preceded(ctx, rows).alias("rid")), [*KEY, "seq"])
+    rows = rows.with_columns(_gaps_before(ctx, rows))
     # a sequence ends at its first acceptance: later offers of the round start a new one
     taken = pl.col("accepted").cast(pl.Int64)
     rows = rows.with_columns(
@@ -172,13 +195,19 @@ def _sequences(rows: pl.DataFrame) -> pl.DataFrame:
     the sequences are read off the first and last rows of their runs, not grouped.
     """
     first = runs.starts(SHOE)
-    starts = rows.filter(runs.starts(["sequence"])).select("sequence", "rid", *SEQUENCE)
+    starts = rows.filter(runs.starts(["sequence"])).select(
+        "sequence", "rid", *SEQUENCE, "gaps_before"
+    )
     ends = rows.filter(runs.ends(["sequence"])).select(
         pl.when(pl.col("accepted")).then(pl.col("seat")).alias("acceptor")
     )
+    gaps = pl.col("gaps_before")
     return pl.concat([starts, ends], how="horizontal").with_columns(
         first.alias("shoe_first"),
         pl.when(~first).then(pl.col("acceptor").shift(1)).alias("prev_curator"),
+        # a round set aside since the shoe's previous sequence in the log (or before its
+        # first): the gap may have held offers
+        pl.when(first).then(gaps > 0).otherwise(gaps != gaps.shift(1)).alias("after_gap"),
     )
 
 
@@ -201,15 +230,18 @@ def _or_seat(ctx: GameContext) -> pl.Expr:
     """In a sequence after a pass, the seat after the previous curator when he is next.
 
     (h)(2) offers the shoe to "each of the other players": the curator who
-    relinquished it may be passed over, or offered it again; both are accepted. In the
-    first sequence in the log of a shoe that began before it, the holder before it is
-    unknown: any seat next in turn may be him, and the seat after it is accepted too.
+    relinquished it may be passed over, or offered it again; both are accepted. Where the
+    holder before the sequence is unknown (the first sequence in the log of a shoe that
+    began before it, or the first after a round set aside), any seat next in turn may be
+    him, and the seat after it is accepted too.
     """
     order = pl.col("judged_by") == "order"
+    known = pl.col("holder_known")
     back_to_curator = (
-        order & ~pl.col("shoe_first") & (pl.col("expected_seat") == pl.col("prev_curator"))
+        order & ~pl.col("shoe_first") & known
+        & (pl.col("expected_seat") == pl.col("prev_curator"))
     )
-    holder_unknown = order & pl.col("shoe_first") & ~pl.col("shoe_known")
+    holder_unknown = order & ~known
     return pl.when(back_to_curator | holder_unknown).then(
         _next_occupied(ctx, _position(ctx, pl.col("expected_seat")))
     )
@@ -230,13 +262,16 @@ def build_offers(ctx: GameContext) -> pl.DataFrame:
     big = _big_tables(ctx)
     rows = _offer_rows(ctx, big)
     # the sequences are numbered 1, 2, ... in order: each offer's is found by its number
-    sequences = _sequences(rows).select("shoe_first", "prev_curator")
+    sequences = _sequences(rows).select("shoe_first", "prev_curator", "after_gap")
     occupied = _occupied(ctx, rows.get_column("rid"))
     seat_one = _position(ctx, pl.lit(1, pl.Int64)).fill_null(0)
     first, later = pl.col("index") == 0, pl.col("index") > 0
-    # the shoe's first offer is known only where its rows before round 1 are in the log
-    shoe_first = first & pl.col("shoe_first") & pl.col("shoe_known")
-    after_pass = first & ~pl.col("shoe_first") & pl.col("prev_curator").is_not_null()
+    known = pl.col("holder_known")
+    # the shoe's first offer is known only where its rows before round 1 are in the log,
+    # and no round before it was set aside; a pass only where no round set aside since the
+    # previous sequence may have held another
+    shoe_first = first & pl.col("shoe_first") & known
+    after_pass = first & ~pl.col("shoe_first") & known & pl.col("prev_curator").is_not_null()
     judged_by = (
         pl.when(shoe_first)
         .then(pl.lit("first"))
@@ -262,6 +297,10 @@ def build_offers(ctx: GameContext) -> pl.DataFrame:
     return replay.sorted_on(
         offered.with_columns(
             pl.col("occupied").fill_null(pl.lit([], pl.List(pl.Int64))),
+            (~pl.col("after_gap") & (~pl.col("shoe_first") | pl.col("shoe_known")))
+            .alias("holder_known"),
+        )
+        .with_columns(
             judged_by.alias("judged_by"),
             ref.alias("ref"),
         )
@@ -315,16 +354,22 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
             pl.col("acceptor").is_null().alias("dealer_deals"),
         )
     )
-    # the rounds in shoe order: a state carries forward to the shoe's later rounds only
-    shoe = runs.starts(SHOE).cum_sum()
-    same_shoe = pl.when(pl.col("has_offers")).then(shoe).forward_fill() == shoe
-    rounds = replay.sorted_on(replay.with_columns_of(rounds, holder, "rid"), KEY)
+    # the rounds in shoe order: a state carries forward to the shoe's later rounds only,
+    # and not across a round set aside (it may have held offers): up to the next sequence
+    # after it, who deals is unknown
+    span = runs.starts([*SHOE, "segment"]).cum_sum()
+    same_span = pl.when(pl.col("has_offers")).then(span).forward_fill() == span
+    rounds = replay.with_columns_of(
+        replay.with_columns_of(rounds, holder, "rid"),
+        segments(ctx).select("rid", "segment"), "rid",
+    )
+    rounds = replay.sorted_on(rounds, KEY)
     return (
         rounds.drop("rid")
         .with_columns(pl.col("has_offers").fill_null(False))
-        .with_columns(pl.when(same_shoe).then(state.forward_fill()).alias("state"))
+        .with_columns(pl.when(same_span).then(state.forward_fill()).alias("state"))
         .unnest("state")
-        .drop("acceptor")
+        .drop("acceptor", "segment")
         .with_columns(
             pl.col("dealer_deals").fill_null(False),
             # a panda 8 is a player win, so a banker loss; a tie or a dragon 7 is not

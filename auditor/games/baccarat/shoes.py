@@ -29,6 +29,9 @@ Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
                    that ends during the burn shows only part of it
   next_shoe_seq    the first row of the table's next shoe (its shuffle); null when
                    the log ends first, so the shoe's end is not recorded
+  gap_rounds       the rounds (>= 1) of the shoe set aside (GameContext.gaps: a lost row, a
+                   cut), ascending: gaps in the shoe, after which what carries across rounds
+                   is not known (games.gaps); empty with none
 """
 
 from __future__ import annotations
@@ -70,6 +73,17 @@ def _shoe_events(ctx: GameContext) -> pl.LazyFrame:
     )
 
 
+def _gap_rounds(ctx: GameContext) -> pl.LazyFrame:
+    """Per shoe with a round set aside: those rounds (>= 1), ascending."""
+    return (
+        ctx.gaps.lazy()
+        .filter(pl.col("round") > 0)
+        .sort(*SHOE_KEY, "round")
+        .group_by(SHOE_KEY, maintain_order=True)
+        .agg(pl.col("round").alias("gap_rounds"))
+    )
+
+
 def build_shoes(ctx: GameContext) -> pl.DataFrame:
     # the last round is found by its round id: one integer to join on, not three columns
     last_rounds = replay.rounds(ctx).lazy().select(
@@ -87,10 +101,12 @@ def build_shoes(ctx: GameContext) -> pl.DataFrame:
             pl.col("rid").get(pl.col("round").arg_max()).alias("last_rid"),
         )
         .join(_shoe_events(ctx), on=SHOE_KEY, how="left")
+        .join(_gap_rounds(ctx), on=SHOE_KEY, how="left")
         .with_columns(
             pl.col("auditable").fill_null(False),
             pl.col("burn_cards").fill_null([]),
             pl.col("burn_seqs").fill_null([]),
+            pl.col("gap_rounds").fill_null(pl.lit([], pl.List(pl.Int64))),
         )
         .sort("table_id", "first_seq")
         .with_columns(

@@ -11,6 +11,7 @@ import polars as pl
 from ...audit_context import GameContext
 from ...games.baccarat import replay, settlement
 from ...games.baccarat.shoes import shoes
+from ...games.gaps import segments as gap_segments
 from ..registry import Rule, register
 
 KEY = settlement.KEY
@@ -98,59 +99,80 @@ def commission_on_ez(ctx: GameContext) -> pl.DataFrame:
 
 
 def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
-    """Per table, shoe and seat: commission marked and settled, the lammer left open (of
-    those marked since the seat's balance last stood at zero, the first of exactly the
-    amount outstanding, else the first) and the first settlement that took more than was
+    """Per table, shoe, seat and segment of the shoe (its rounds between two gaps,
+    games.gaps): commission marked and settled, the lammer left open (of those marked
+    since the seat's balance last stood at zero, the first of exactly the amount
+    outstanding, else the first) and the first settlement that took more than was
     marked, each with its round.
 
-    A shoe that began before the log (`began_in_log` false) may have had commission
-    marked before its first row: what the seat owed then is unknown, but at least what
-    its later settlements in the log took beyond the marks in the log. Its seats are
-    counted from the last row at which the log shows them owing the least (`since_seq`
-    on): what was marked from there on and not settled was outstanding whatever came
-    before, and no settlement is ever more than was marked."""
-    group = ["table_id", "shoe_id", "seat"]
+    What a seat owed is known from the start of a shoe that began in the log. A shoe
+    that began before the log (`began_in_log` false) may have had commission marked
+    before its first row, and a round set aside (a gap) may have held marks and
+    settlements of any seat: after either, what the seat owed is unknown, but at least
+    what its later settlements in the log took beyond the marks in the log. Such a
+    segment's seats are counted from the last row at which the log shows them owing the
+    least (`since_seq` on): what was marked from there on and not settled was outstanding
+    whatever came before, and no settlement is ever more than was marked. Only the
+    shoe's last segment (`final`) is judged on commission left open at the shuffle: a
+    later gap may have settled what an earlier one shows open."""
+    shoe_key = ["table_id", "shoe_id"]
+    group = [*shoe_key, "seat"]
+    span = [*group, "segment"]
     marked = (pl.col("event") == "vig") & (pl.col("mode") == "marked")
     settle = pl.col("event") == "vig_settle"
-    # each shoe of a table in seq order (`idx` from 0), with the first seq of the next
+    # each shoe of a table in seq order (`idx` from 0), with the first seq of the next,
+    # its gaps, and whether what its seats owe at its end is known (no gap, began in the
+    # log): where it is not, what the next shoe settles beyond its marks may be a late
+    # settlement of this one's, never an overcharge
+    gaps = pl.col("gap_rounds").list.len().cast(pl.Int64)
     tables_shoes = shoes(ctx).select(
-        "table_id", "shoe_id", "next_shoe_seq", (pl.col("shoe_no") - 1).alias("idx"),
-        "began_in_log",
+        *shoe_key, "next_shoe_seq", (pl.col("shoe_no") - 1).alias("idx"), "began_in_log",
+        "gap_rounds", gaps.alias("gaps"),
+        (pl.col("began_in_log") & (gaps == 0)).alias("end_known"),
     )
-    balance = pl.col("balance")
-    rows = (
+    events = (
         ctx.events.lazy()
         .filter(marked | settle)
-        .select(*group, "round", "seq", "event", "mode", "amount_cents")
+        .select("rid", *group, "round", "seq", "event", "mode", "amount_cents")
         .collect(engine=replay.ENGINE)
-        .join(tables_shoes.select("table_id", "shoe_id", "began_in_log"),
-              on=["table_id", "shoe_id"], how="left", maintain_order="left")
+    )
+    # each row's segment: the rounds of its shoe set aside before its round
+    events = replay.with_columns_of(
+        events, gap_segments(ctx).select("rid", "segment"), "rid"
+    ).with_columns(pl.col("segment").fill_null(0))
+    balance = pl.col("balance")
+    # what the seat owed at the segment's start is known: the shoe's start, in the log
+    known = (pl.col("segment") == 0) & pl.col("began_in_log").fill_null(True)
+    rows = (
+        events.join(tables_shoes.select(*shoe_key, "began_in_log"),
+                    on=shoe_key, how="left", maintain_order="left")
         .with_columns(
             pl.when(settle).then(-pl.col("amount_cents")).otherwise("amount_cents")
             .cum_sum()
-            .over(group)
+            .over(span)
             .alias("balance")
         )
         .with_columns(
-            # the least owed: nothing in a shoe that began in the log; before it, the
-            # seat owed at least what the log's settlements took beyond its marks
-            pl.when(pl.col("began_in_log").fill_null(True))
+            # the least owed: nothing at a known start; else the seat owed at least what
+            # the log's settlements took beyond its marks
+            pl.when(known)
             .then(pl.lit(0, pl.Int64))
-            .otherwise(pl.min_horizontal(balance.min().over(group), pl.lit(0, pl.Int64)))
+            .otherwise(pl.min_horizontal(balance.min().over(span), pl.lit(0, pl.Int64)))
             .alias("floor")
         )
         .with_columns(
-            pl.col("seq").filter(balance <= pl.col("floor")).max().over(group).alias("cleared"),
-            (balance.last() - pl.col("floor").first()).over(group).alias("outstanding"),
+            pl.col("seq").filter(balance <= pl.col("floor")).max().over(span).alias("cleared"),
+            (balance.last() - pl.col("floor").first()).over(span).alias("outstanding"),
         )
     )
     since = pl.col("seq") > pl.col("cleared").fill_null(-1)
-    counted = pl.col("began_in_log").fill_null(True) | since
+    counted = known | since
     open_lammer = marked & since
     # of the lammers open since, the one of exactly the amount outstanding, if any
     exact = open_lammer & (pl.col("amount_cents") == pl.col("outstanding"))
     too_much = settle & (balance < 0)
-    per_seat = rows.group_by(group).agg(
+    per_seat = rows.group_by(span).agg(
+        known.first().alias("start_known"),
         pl.col("amount_cents").filter(marked & counted).sum().alias("marked_cents"),
         pl.col("amount_cents").filter(settle & counted).sum().alias("settled_cents"),
         pl.col("seq").filter(counted).min().alias("since_seq"),
@@ -163,19 +185,37 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
         pl.col("seq").filter(too_much).first().alias("over_seq"),
         pl.col("round").filter(too_much).first().alias("over_round"),
     )
-    per_seat = per_seat.join(tables_shoes, on=["table_id", "shoe_id"], how="inner")
+    per_seat = per_seat.join(tables_shoes, on=shoe_key, how="inner").with_columns(
+        (pl.col("segment") == pl.col("gaps")).alias("final"),
+        # the round set aside before the segment, and the one after it
+        pl.col("gap_rounds").list.get(pl.col("segment") - 1, null_on_oob=True)
+        .alias("gap_before"),
+        pl.col("gap_rounds").list.get(pl.col("segment"), null_on_oob=True).alias("gap_after"),
+    )
     # What the previous shoe left outstanding and this shoe settled late is that
-    # shoe's finding, not an overcharge of this one.
-    carried = per_seat.select(
+    # shoe's finding, not an overcharge of this one: what its last segment left, or, where
+    # what its seats owed at its end is unknown, anything
+    carried = per_seat.filter("final").select(
         "table_id",
         "seat",
         (pl.col("idx") + 1).alias("idx"),
         (pl.col("marked_cents") - pl.col("settled_cents")).clip(lower_bound=0).alias("carried"),
     )
+    unknown_end = tables_shoes.filter(~pl.col("end_known")).select(
+        "table_id", (pl.col("idx") + 1).alias("idx"), pl.lit(True).alias("after_unknown"),
+    )
     excess = (pl.col("settled_cents") - pl.col("marked_cents")).clip(lower_bound=0)
+    late = (
+        pl.when(pl.col("segment") > 0)
+        .then(pl.lit(0, pl.Int64))
+        .when(pl.col("after_unknown").fill_null(False))
+        .then(excess)
+        .otherwise(pl.min_horizontal(excess, pl.col("carried").fill_null(0)))
+    )
     return (
         per_seat.join(carried, on=["table_id", "seat", "idx"], how="left")
-        .with_columns(pl.min_horizontal(excess, pl.col("carried").fill_null(0)).alias("late"))
+        .join(unknown_end, on=["table_id", "idx"], how="left")
+        .with_columns(late.alias("late"))
         .with_columns((pl.col("settled_cents") - pl.col("late")).alias("settled_cents"))
     )
 
@@ -184,18 +224,40 @@ def marked_not_settled(ctx: GameContext) -> pl.DataFrame:
     # (d)(2): "all outstanding vigorish shall be collected prior to reshuffling
     # the cards in a shoe": per shoe and seat, the marked commission must equal
     # the vig_settle rows. Commission left open is judged only where the next shuffle
-    # is in the log (the log's last shoe of a table may be settled after it ends); a
-    # settlement beyond what was marked, wherever the shoe began in the log.
+    # is in the log (the log's last shoe of a table may be settled after it ends), and
+    # only as the shoe's last segment shows it (a round set aside after it may have
+    # settled it); a settlement beyond what was marked, wherever the shoe began in the
+    # log, up to its first gap.
     short = pl.col("settled_cents") < pl.col("marked_cents")
     over = pl.col("settled_cents") > pl.col("marked_cents")
-    owed = _lammers_per_shoe(ctx).filter((pl.col("next_shoe_seq").is_not_null() & short) | over)
-    # a shoe that began before the log: counted from the row the log shows it from
-    counted_from = (
-        pl.when(pl.col("began_in_log"))
-        .then(pl.lit(""))
-        .otherwise(pl.format(" from seq {} on (the shoe began before this log)", "since_seq"))
+    owed = _lammers_per_shoe(ctx).filter(
+        (pl.col("next_shoe_seq").is_not_null() & pl.col("final") & short) | over
     )
-    at_least = pl.when(pl.col("began_in_log")).then(pl.lit("")).otherwise(pl.lit("at least "))
+    # where the seat's count starts unknown: after the cut (the shoe began before the
+    # log and no round the log shows of it came before), else after a round set aside
+    first_segment = (
+        gap_segments(ctx).group_by("table_id", "shoe_id").agg(pl.col("segment").min())
+        .rename({"segment": "first_segment"})
+    )
+    owed = owed.join(first_segment, on=["table_id", "shoe_id"], how="left")
+    after_cut = ~pl.col("began_in_log") & (pl.col("segment") <= pl.col("first_segment"))
+    counted_from = (
+        pl.when(pl.col("start_known"))
+        .then(pl.lit(""))
+        .when(after_cut)
+        .then(pl.format(" from seq {} on (the shoe began before this log)", "since_seq"))
+        .otherwise(
+            pl.format(" from seq {} on (after round {}, which was set aside)", "since_seq",
+                      "gap_before")
+        )
+    )
+    at_least = pl.when(pl.col("start_known")).then(pl.lit("")).otherwise(pl.lit("at least "))
+    # a settlement beyond the marks is counted up to the shoe's first gap
+    up_to = (
+        pl.when(pl.col("gap_after").is_null())
+        .then(pl.lit(""))
+        .otherwise(pl.format(" before round {}, which was set aside", "gap_after"))
+    )
     message = (
         pl.when(short)
         .then(
@@ -209,8 +271,9 @@ def marked_not_settled(ctx: GameContext) -> pl.DataFrame:
         )
         .otherwise(
             pl.format(
-                "Seat {} settled {} of commission in shoe {}, more than the {} marked.",
-                "seat", money(pl.col("settled_cents")), "shoe_id", money(pl.col("marked_cents")),
+                "Seat {} settled {} of commission in shoe {}{}, more than the {} marked.",
+                "seat", money(pl.col("settled_cents")), "shoe_id", up_to,
+                money(pl.col("marked_cents")),
             )
         )
     )
@@ -368,7 +431,13 @@ SHUFFLE = register(
         "settled after the log ends), a settlement beyond the marks is. A shoe that began "
         "before the log may owe commission marked before it: its settlements are never "
         "judged too much, and it is judged short only on commission marked in the log after "
-        "the seat last owed the least the log shows.",
+        "the seat last owed the least the log shows. A round set aside (a lost row) is read "
+        "the same way: it may have marked or settled any seat's commission, so what a seat "
+        "owed after it is counted as in a shoe that began before the log, settlements are "
+        "judged too much only up to the shoe's first such round, commission left open only "
+        "after its last. After a shoe with such a round, or one that began before the log, "
+        "what the next shoe settles beyond its marks may be that shoe's commission settled "
+        "late, and is not judged.",
         "seat 4: vig $1.25 marked in round 3 of shoe S1; no vig_settle before the shuffle of S2.",
         "seat 4: vig $1.25 marked in round 3 of shoe S1; vig_settle seat 4 $1.25 in round 9.",
         overcharge=True,

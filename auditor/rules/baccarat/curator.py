@@ -120,13 +120,17 @@ def offer_skipped_seat(ctx: GameContext) -> pl.DataFrame:
         )
     )
     # where the next seat is the curator who has just passed, either he or the one after him
-    # (where the shoe began before the log, the next seat may have been its holder)
+    # (where the shoe began before the log, or after a round set aside, the next seat may
+    # have been its holder)
     curator_too = (
         pl.when(pl.col("or_seat").is_null())
         .then(pl.lit(""))
-        .when(pl.col("prev_curator").is_not_null())
+        .when(pl.col("holder_known"))
         .then(pl.format(" (or seat {}, the previous curator)", "expected_seat"))
-        .otherwise(pl.format(" (or seat {}, had it held the shoe before this log)",
+        .when(pl.col("shoe_first") & ~pl.col("shoe_known"))
+        .then(pl.format(" (or seat {}, had it held the shoe before this log)",
+                        "expected_seat"))
+        .otherwise(pl.format(" (or seat {}, had it held the shoe in a round set aside)",
                              "expected_seat"))
     )
     return _misdirected(ctx, "order").select(
@@ -160,7 +164,8 @@ FIRST_OFFER = register(
         "house's counter-clockwise seat order. The shoe's first offer sequence is judged, "
         "whichever round it precedes. A shoe whose rows before round 1 are not in the log "
         "(it began before the log, or they were lost) is not judged: its first offer may "
-        "have come before the log.",
+        "have come before the log; nor is a first offer the log records after a round of "
+        "the shoe set aside (a lost row: its offers may have come first).",
         "Seats 1, 3 and 5 wager in round 1; the shoe is first offered to seat 3.",
         "Seat 1 has no wager, seats 2 and 5 do; the shoe is first offered to seat 2.",
         check=first_offer_not_at_seat_one,
@@ -177,7 +182,10 @@ KEPT_AFTER_LOSS = register(
         "On a big table, after a round the banker hand loses (the player hand wins, a panda 8 "
         "included; a tie or a dragon 7 is not a loss), the next round of the shoe must begin "
         "with the shoe being offered on. A next round with no shoe_offer is reported at its "
-        "round_start. Rounds the dealer dealt (every seat declined) are not judged.",
+        "round_start. Rounds the dealer dealt (every seat declined) are not judged, nor are "
+        "rounds whose curator is unknown: before the first offer the log records in a shoe "
+        "that began before it, or after a round set aside (a lost row: it may have held "
+        "offers), until the next offer the log records.",
         "Seat 4 deals round 6, player 7 beats banker 5; round 7 starts with no shoe_offer.",
         "Round 6 is a player win; before round 7 the shoe is offered to seat 5, who accepts.",
         check=curator_kept_shoe_after_banker_loss,
@@ -195,8 +203,9 @@ PASS_START = register(
         "the first offer must go to the first occupied seat after the previous curator in the "
         "house's counter-clockwise seat order, wrapping round the table. A sequence that "
         "follows one in which every seat declined has no previous curator and is not judged, "
-        "nor is the first offer in the log of a shoe that began before it (the holder before "
-        "it is unknown).",
+        "nor is the first offer in the log of a shoe that began before it, or the first "
+        "after a round of the shoe set aside (a lost row: it may have held offers), since "
+        "the previous sequence the log records (the holder before it is unknown).",
         "Seat 4 passes the shoe, seats 5 and 7 wager; the shoe is first offered to seat 7.",
         "Seat 4 passes the shoe, seat 5 has no wager, seat 7 does; it is offered to seat 7.",
         check=pass_not_to_next_seat,
@@ -215,8 +224,8 @@ OFFER_ORDER = register(
         "declined. The offer that skips a seat (or goes to a seat without a wager) is "
         "reported. In the sequence after a pass the previous curator, when next, may be passed "
         'over or offered the shoe again ("each of the other players"); in the first sequence in '
-        "the log of a shoe that began before it, where that curator is unknown, so may any "
-        "one seat next in turn.",
+        "the log of a shoe that began before it, or the first after a round set aside (a "
+        "lost row), where that curator is unknown, so may any one seat next in turn.",
         "Seats 1, 2 and 3 wager; seat 1 declines and the shoe is offered to seat 3.",
         "Seats 1, 2 and 3 wager; seat 1 declines, seat 2 declines, seat 3 accepts.",
         check=offer_skipped_seat,

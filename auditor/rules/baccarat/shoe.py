@@ -286,8 +286,10 @@ def _beyond_last_hand(ctx: GameContext, judged: pl.DataFrame) -> pl.DataFrame:
 def cover_card_rounds(ctx: GameContext) -> pl.DataFrame:
     """After the round r in which the cover card came out, exactly round r+1 (the last
     hand), then the shuffle. Too many rounds are judged as soon as they are dealt; too
-    few only when the next shuffle is recorded. A shoe that ends on a void round at or
-    after r is not short: (i)(4) requires the shuffle after a round void for want of cards.
+    few only when the next shuffle is recorded, and no round of the shoe after r was set
+    aside (GameContext.gaps: it may have been the last hand). A shoe that ends on a void
+    round at or after r is not short: (i)(4) requires the shuffle after a round void for
+    want of cards. A cover card in a round set aside is not known, and not judged.
     """
     after = pl.col("last_round") - pl.col("cover_round")
     judged = shoes(ctx).filter(pl.col("cover_round").is_not_null())
@@ -309,7 +311,11 @@ def cover_card_rounds(ctx: GameContext) -> pl.DataFrame:
         ),
         pl.format("{} rounds after round {}", after, "cover_round").alias("observed"),
     )
-    ended_early = pl.col("next_shoe_seq").is_not_null() & (after <= 0)
+    # a round set aside after the cover card's may have been the last hand
+    gap_after_cover = (
+        pl.col("gap_rounds").list.max().fill_null(0) > pl.col("cover_round")
+    )
+    ended_early = pl.col("next_shoe_seq").is_not_null() & (after <= 0) & ~gap_after_cover
     too_few = judged.filter(ended_early & ~pl.col("last_round_void").fill_null(False)).select(
         *SHOE_KEY,
         pl.col("cover_round").alias("round"),
@@ -340,7 +346,9 @@ COVER_CARD_LAST_HAND = register(
         "When the cover card comes out in round r, round r is completed, round r+1 is the "
         "last hand, and the cards are reshuffled. Reported: a round r+2 or later in the same "
         "shoe, or a new shoe (shuffle) right after round r. A log that ends before the next "
-        "shuffle is judged only on rounds already dealt.",
+        "shuffle is judged only on rounds already dealt; a shoe with a round after r set "
+        "aside (a lost row: it may have been the last hand) only on rounds dealt after r+1, "
+        "and a cover card in a round set aside is not known.",
         "cover_card in round 40, rounds 41 and 42 dealt, then the shuffle",
         "cover_card in round 40, round 41 dealt, then the shuffle",
         check=cover_card_rounds,
