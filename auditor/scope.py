@@ -106,7 +106,7 @@ def _by_round_start(ordered: pl.DataFrame, values: pl.Series) -> pl.Series:
 def _shoe_level_own(ordered: pl.DataFrame, own: pl.Series, rounds: pl.Series) -> pl.Series:
     """`rounds`, but a shoe-level row's own value (a shoe_offer or cover_card carries the
     round it precedes, and is not of it)."""
-    shoe_level = ordered.select(pl.col("event").cast(pl.String).is_in(v.SHOE_EVENTS))
+    shoe_level = ordered.select(pl.col("event").is_in(v.SHOE_EVENTS))
     return pl.select(
         pl.when(shoe_level.to_series()).then(own).otherwise(rounds).alias(own.name)
     ).to_series()

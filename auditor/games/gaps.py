@@ -24,12 +24,30 @@ from ..audit_context import GameContext
 SHOE_KEY = ["table_id", "shoe_id"]
 
 
+def has_gaps(ctx: GameContext) -> bool:
+    """Whether any round of the context's shoes was set aside (most logs: none)."""
+    return ctx.gaps.select((pl.col("round") > 0).any()).item() or False
+
+
+def segment_of(ctx: GameContext, rows: pl.DataFrame) -> pl.Series:
+    """The segment of each row of `rows` (which have `rid`): 0 throughout where no round
+    was set aside, without a pass over the log."""
+    if not has_gaps(ctx):
+        return pl.zeros(rows.height, pl.Int64, eager=True).alias("segment")
+    return (
+        rows.select("rid")
+        .join(segments(ctx).select("rid", "segment"), on="rid", how="left",
+              maintain_order="left")
+        .get_column("segment").fill_null(0)
+    )
+
+
 def build_segments(ctx: GameContext) -> pl.DataFrame:
+    # a round's rows are one run of its id (the events are sorted by table and seq)
     rounds = (
         ctx.events.lazy()
-        .group_by("rid")
-        .agg(pl.col("table_id", "shoe_id", "round").first())
-        .with_columns(pl.col("table_id", "shoe_id").cast(pl.String))
+        .filter(pl.col("rid") != pl.col("rid").shift(1).fill_null(-1))
+        .select("rid", pl.col("table_id", "shoe_id").cast(pl.String), "round")
         .collect()
     )
     gaps = ctx.gaps.filter(pl.col("round") > 0)

@@ -202,8 +202,11 @@ def ingest_part(
         problems.append(gaps)
     places = pl.concat([f.select(PLACE) for f in (ordered, unplaced)])
     located = _locate(pl.concat(problems), places)
-    lacking = _locate(folded, places)  # withheld as any bad row, reported once per column
-    withheld = [located, lacking, _locate(before_gaps, places)]  # the last: rows lost after
+    # withheld as a bad row's, not reported again: rows lacking a column their file does
+    # not have (reported once per column), the rows before a gap in gapless seq
+    lacking, before_gaps = (
+        _locate(f, places) if f.height else located.clear() for f in (folded, before_gaps))
+    withheld = [located, lacking, before_gaps]
     others = [] if tables is None else _tables_of_other_parts(log, tables)
     unauditable, orphans = _unauditable_rounds(pl.concat(withheld), places,
                                                orphans_elsewhere, others)

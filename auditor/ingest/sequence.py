@@ -157,7 +157,7 @@ def _rounds(ordered: pl.DataFrame) -> pl.DataFrame:
             (pl.col("event") == "round_start").any().alias("started"),
             # a run of shoe-level rows only (a cover card carrying the round it precedes,
             # where the log ends before that round) is no round in progress
-            (~pl.col("event").cast(pl.String).is_in(v.SHOE_EVENTS)).any().alias("round_level"),
+            (~pl.col("event").is_in(v.SHOE_EVENTS)).any().alias("round_level"),
             (pl.col("event") == "round_end").any().alias("ended"),
             pl.col("seq").filter(pl.col("event") == "round_end").min().alias("end_seq"),
         )

@@ -31,7 +31,7 @@ TABLE_STATS = {
 def _played() -> pl.Expr:
     """Rows that make a round: of round 1 or later, and round-level (a cover card or
     offer carrying the round it precedes is not one by itself)."""
-    return (pl.col("round") > 0) & ~pl.col("event").cast(pl.String).is_in(v.SHOE_EVENTS)
+    return (pl.col("round") > 0) & ~pl.col("event").is_in(v.SHOE_EVENTS)
 
 
 def _table_stats(part: Ingested) -> pl.DataFrame:

@@ -65,7 +65,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from .. import runs
-from ..gaps import segments
+from ..gaps import segment_of
 from ..sorted_keys import sorted_by
 from . import replay, settlement
 from .shoes import shoes
@@ -142,9 +142,7 @@ def _gaps_before(ctx: GameContext, rows: pl.DataFrame) -> pl.Series:
     (that round's segment, games.gaps). An offer before round 1 whose round 1 is not in
     the log has none before it: a gap is a round >= 1."""
     return (
-        replay.with_columns_of(rows.select("rid"), segments(ctx).select("rid", "segment"), "rid")
-        .get_column("segment")
-        .fill_null(0)
+        segment_of(ctx, rows)
         .alias("gaps_before")
     )
 
@@ -359,10 +357,8 @@ def build_curators(ctx: GameContext) -> pl.DataFrame:
     # after it, who deals is unknown
     span = runs.starts([*SHOE, "segment"]).cum_sum()
     same_span = pl.when(pl.col("has_offers")).then(span).forward_fill() == span
-    rounds = replay.with_columns_of(
-        replay.with_columns_of(rounds, holder, "rid"),
-        segments(ctx).select("rid", "segment"), "rid",
-    )
+    rounds = replay.with_columns_of(rounds, holder, "rid")
+    rounds = rounds.with_columns(segment_of(ctx, rounds))
     rounds = replay.sorted_on(rounds, KEY)
     return (
         rounds.drop("rid")

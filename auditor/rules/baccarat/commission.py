@@ -9,9 +9,9 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...games import gaps as shoe_gaps
 from ...games.baccarat import replay, settlement
 from ...games.baccarat.shoes import shoes
-from ...games.gaps import segments as gap_segments
 from ..registry import Rule, register
 
 KEY = settlement.KEY
@@ -124,11 +124,11 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
     # its gaps, and whether what its seats owe at its end is known (no gap, began in the
     # log): where it is not, what the next shoe settles beyond its marks may be a late
     # settlement of this one's, never an overcharge
-    gaps = pl.col("gap_rounds").list.len().cast(pl.Int64)
+    gap_count = pl.col("gap_rounds").list.len().cast(pl.Int64)
     tables_shoes = shoes(ctx).select(
         *shoe_key, "next_shoe_seq", (pl.col("shoe_no") - 1).alias("idx"), "began_in_log",
-        "gap_rounds", gaps.alias("gaps"),
-        (pl.col("began_in_log") & (gaps == 0)).alias("end_known"),
+        "gap_rounds", gap_count.alias("gaps"),
+        (pl.col("began_in_log") & (gap_count == 0)).alias("end_known"),
     )
     events = (
         ctx.events.lazy()
@@ -137,9 +137,7 @@ def _lammers_per_shoe(ctx: GameContext) -> pl.DataFrame:
         .collect(engine=replay.ENGINE)
     )
     # each row's segment: the rounds of its shoe set aside before its round
-    events = replay.with_columns_of(
-        events, gap_segments(ctx).select("rid", "segment"), "rid"
-    ).with_columns(pl.col("segment").fill_null(0))
+    events = events.with_columns(shoe_gaps.segment_of(ctx, events))
     balance = pl.col("balance")
     # what the seat owed at the segment's start is known: the shoe's start, in the log
     known = (pl.col("segment") == 0) & pl.col("began_in_log").fill_null(True)
@@ -235,11 +233,14 @@ def marked_not_settled(ctx: GameContext) -> pl.DataFrame:
     )
     # where the seat's count starts unknown: after the cut (the shoe began before the
     # log and no round the log shows of it came before), else after a round set aside
-    first_segment = (
-        gap_segments(ctx).group_by("table_id", "shoe_id").agg(pl.col("segment").min())
-        .rename({"segment": "first_segment"})
-    )
-    owed = owed.join(first_segment, on=["table_id", "shoe_id"], how="left")
+    if shoe_gaps.has_gaps(ctx):
+        first_segment = (
+            shoe_gaps.segments(ctx).group_by("table_id", "shoe_id").agg(pl.col("segment").min())
+            .rename({"segment": "first_segment"})
+        )
+        owed = owed.join(first_segment, on=["table_id", "shoe_id"], how="left")
+    else:
+        owed = owed.with_columns(pl.lit(0, pl.Int64).alias("first_segment"))
     after_cut = ~pl.col("began_in_log") & (pl.col("segment") <= pl.col("first_segment"))
     counted_from = (
         pl.when(pl.col("start_known"))
