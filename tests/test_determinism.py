@@ -48,8 +48,11 @@ def _without_run(summary: dict) -> dict:
 
 
 def _report_text(out: Path, summary: dict) -> str:
-    text = subprocess.run(["pdftotext", "-layout", str(out / "report.pdf"), "-"], check=True,
+    # the words in reading order, spaces collapsed: the report id's letters are of other
+    # widths than the other run's, which moves a laid-out line's spacing
+    text = subprocess.run(["pdftotext", str(out / "report.pdf"), "-"], check=True,
                           capture_output=True, text=True).stdout
+    text = re.sub(r"\s+", " ", text)
     run = summary["run_at"].replace("T", " ")
     # the run's time, the report id that hashes it, and summary.json's digest (it holds it)
     digest = hashlib.sha256((out / "summary.json").read_bytes()).hexdigest()
