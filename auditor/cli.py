@@ -18,6 +18,9 @@ from .rules.catalog import REGISTRY
 from .rulesets import RulesetError, load_rulesets
 
 FAIL_ON = ("error", "warning", "never")
+# a local time as the log writes it (its wall clock), for --from and --until
+LOCAL_TIME = click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S",
+                             "%Y-%m-%d %H:%M", "%Y-%m-%d"])
 
 
 class Failure(click.ClickException):
@@ -113,16 +116,14 @@ def main() -> None:
 @click.option(
     "--from",
     "start",
-    type=click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S",
-                         "%Y-%m-%d %H:%M", "%Y-%m-%d"]),
+    type=LOCAL_TIME,
     default=None,
     help="Audit the rounds that start at or after this local time (the log's wall clock); "
     "earlier rows are context.",
 )
 @click.option(
     "--until",
-    type=click.DateTime(["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S",
-                         "%Y-%m-%d %H:%M", "%Y-%m-%d"]),
+    type=LOCAL_TIME,
     default=None,
     help="Audit the rounds that start before this local time; later rows are context.",
 )

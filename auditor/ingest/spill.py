@@ -111,15 +111,21 @@ def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame]
         text = raw.frame.with_columns(pl.col(v.LINE) + offset)
         if text.height:
             days.append(first_day(text.lazy()) if "ts" in text.columns else None)
-            frame, unparsed = typed(text, file_id, text=pl.String)
-            del text
-            if unparsed.height:
-                out.unparsed.append(unparsed.join(
-                    frame.select(v.LINE, TABLE), on=v.LINE, how="left", maintain_order="left"))
-            _write(frame, out, number)
+            frame = _typed_to(out, text, file_id, number)
             counts.append(frame.group_by(TABLE).agg(pl.len().alias("rows"))
                           .cast({TABLE: pl.String, "rows": pl.UInt32}))
     return out
+
+
+def _typed_to(out: Spilled, rows: pl.DataFrame, file_id: int, number: int) -> pl.DataFrame:
+    """`rows` typed and written by table as piece `number`, the values that did not parse
+    kept with their table; the typed frame."""
+    frame, unparsed = typed(rows, file_id, text=pl.String)
+    if unparsed.height:
+        out.unparsed.append(unparsed.join(
+            frame.select(v.LINE, TABLE), on=v.LINE, how="left", maintain_order="left"))
+    _write(frame, out, number)
+    return frame
 
 
 def spill_parquet(scan: pl.LazyFrame, columns: list[str], total: int, folder: Path,
@@ -132,12 +138,7 @@ def spill_parquet(scan: pl.LazyFrame, columns: list[str], total: int, folder: Pa
     for number, offset in enumerate(range(0, total, SLICE_ROWS)):
         rows = readers.parquet_rows(scan.slice(offset, SLICE_ROWS), columns, pl.lit(True),
                                     offset)
-        frame, unparsed = typed(rows, file_id, text=pl.String)
-        del rows
-        if unparsed.height:
-            out.unparsed.append(unparsed.join(
-                frame.select(v.LINE, TABLE), on=v.LINE, how="left", maintain_order="left"))
-        _write(frame, out, number)
+        _typed_to(out, rows, file_id, number)
     return out
 
 
