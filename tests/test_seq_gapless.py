@@ -32,3 +32,14 @@ def test_without_gapless_numbers_the_unsettled_wager_is_an_error(tmp_path):
 def test_with_gapless_numbers_the_gap_is_lost_rows_and_no_error(tmp_path):
     found = _findings(tmp_path, gapless=True)
     assert found == {(2, "IN019", "warning"), (2, "IN014", "warning")}, found
+
+
+def test_two_gaps_in_one_table_are_two_findings(tmp_path):
+    """(Found by the property tests: two gaps made the audit crash.)"""
+    burns = "\n".join('{"event": "burn", "card": "2C", "round": 0, "seq": %d}' % s
+                      for s in (2, 3, 5, 6, 8, 9))
+    case = {"files": [{"name": "log.jsonl", "events": '{"event": "shuffle", "decks": 8}\n'
+                       + burns}], "house_top": "seq_gapless = true"}
+    found = run_case(case, tmp_path)
+    gaps = found.filter(found["rule_id"] == "IN019")
+    assert sorted(gaps["seq"].to_list()) == [5, 8]

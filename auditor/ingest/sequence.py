@@ -86,13 +86,14 @@ def seq_problems(in_file_order: pl.DataFrame | None, ordered: pl.DataFrame) -> p
     same = (pl.col("table_id") == pl.col("table_id").shift(1)) & (
         pl.col("seq") == pl.col("seq").shift(1)
     )
-    duplicates = ordered.filter(same.fill_null(False))
+    duplicates = ordered.filter(same.fill_null(False)).rechunk()
     previous = pl.col("seq").shift(1).over(v.FILE_ID, "table_id")
     if in_file_order is None:
         in_file_order = ordered.select(v.ROW, v.FILE_ID, v.LINE, "table_id", "seq").clear()
+    # one chunk a column: polars' format panics on columns chunked unlike each other
     backwards = in_file_order.with_columns(previous.alias("previous")).filter(
         pl.col("seq") < pl.col("previous")
-    )
+    ).rechunk()
     return pl.concat(
         [
             _as_problems(
@@ -122,16 +123,22 @@ def seq_gaps(ordered: pl.DataFrame, gapless: pl.Expr) -> tuple[pl.DataFrame, pl.
     marked = ordered.select(v.ROW, after_gap.alias("after"),
                             after_gap.shift(-1).fill_null(False).alias("before"),
                             before.alias("previous"))
-    rows = ordered.with_columns(marked.get_column("previous").alias("previous"))
-    after = rows.filter(marked.get_column("after"))
+    # only the columns the problems read: the frame's others may be one null spread over
+    # its rows, which a filter by mask does not take
+    rows = ordered.select(v.ROW, v.FILE_ID, v.LINE, "table_id", "seq").with_columns(
+        marked.get_column("previous").alias("previous"))
     missing = pl.col("seq") - pl.col("previous") - 1
+    # one chunk a column: polars' format panics on columns chunked unlike each other
+    after = rows.filter(marked.get_column("after")).rechunk().with_columns(
+        missing.cast(pl.String).alias("missing"),
+        pl.when(missing == 1).then(pl.lit(" was")).otherwise(pl.lit("s were")).alias("were"),
+    )
     problems = _as_problems(
         after, IN_SEQ_GAP, "seq", "the next seq: this table's system numbers without gaps",
         pl.format(
             "Table {} skips from seq {} to seq {}: {} row{} lost (house rules: seq_gapless); "
             "the rounds on either side of the gap are not judged.",
-            "table_id", "previous", "seq", missing,
-            pl.when(missing == 1).then(pl.lit(" was")).otherwise(pl.lit("s were")),
+            "table_id", "previous", "seq", "missing", "were",
         ),
         pl.format("seq {} after seq {}", "seq", "previous"),
     )
