@@ -36,8 +36,8 @@ def test_with_gapless_numbers_the_gap_is_lost_rows_and_no_error(tmp_path):
 
 def test_two_gaps_in_one_table_are_two_findings(tmp_path):
     """(Found by the property tests: two gaps made the audit crash.)"""
-    burns = "\n".join('{"event": "burn", "card": "2C", "round": 0, "seq": %d}' % s
-                      for s in (2, 3, 5, 6, 8, 9))
+    burns = "\n".join(f'{{"event": "burn", "card": "2C", "round": 0, "seq": {seq}}}'
+                      for seq in (2, 3, 5, 6, 8, 9))
     case = {"files": [{"name": "log.jsonl", "events": '{"event": "shuffle", "decks": 8}\n'
                        + burns}], "house_top": "seq_gapless = true"}
     found = run_case(case, tmp_path)
