@@ -134,13 +134,25 @@ def _present(raw: pl.DataFrame) -> pl.DataFrame:
     return raw.with_columns(missing) if missing else raw
 
 
+# Text that names where a row belongs: an empty value there is no value (a JSON "" is
+# as missing as an empty CSV cell), not a table or shoe of its own
+_KEY_TEXT = ("table_id", "shoe_id")
+
+
+def _text(column: str, dtype: pl.DataType) -> pl.Expr:
+    if column in _KEY_TEXT and dtype == pl.String:
+        return pl.col(column).replace("", None)
+    return pl.col(column)
+
+
 def typed(raw: pl.DataFrame, file_id: int,
           text: pl.DataType | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The canonical frame and the problems of values that did not parse. `text`: the
     type of every text column instead of its canonical one (String or Categorical)."""
     raw = _present(raw)
     schema = raw.schema
-    exprs = [pl.col(c).cast(text or CANONICAL_SCHEMA[c]).alias(c) for c in STRING_COLUMNS]
+    exprs = [_text(c, raw.schema[c]).cast(text or CANONICAL_SCHEMA[c]).alias(c)
+             for c in STRING_COLUMNS]
     exprs += [_integer(c, schema[c]).alias(c) for c in v.INTEGER_COLUMNS]
     text_times = schema["ts"] == pl.String
     exprs += [
