@@ -12,7 +12,8 @@ import polars as pl
 
 from .house import HouseRules
 
-GAP_SCHEMA = {"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}
+GAP_SCHEMA = {"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64,
+              "shuffle_seq": pl.Int64}
 
 
 @dataclass
@@ -24,7 +25,9 @@ class GameContext:
     on: date
     tables: pl.DataFrame  # one row per table in the log, with its house settings as columns
     # (table_id, shoe_id, round) of the rounds set aside (a lost row, the log's cut): gaps
-    # in their shoes, where state carried across rounds resumes from the next fact
+    # in their shoes, where state carried across rounds resumes from the next fact; with
+    # `shuffle_seq`, the seq of a shuffle among the set-aside rows (a shoe the log shows
+    # began, though its opening rows are not judged)
     gaps: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=GAP_SCHEMA))
     _derived: dict[str, pl.DataFrame] = field(default_factory=dict)
     _building: dict[str, threading.Lock] = field(default_factory=dict)
@@ -58,9 +61,24 @@ def table_settings(house: HouseRules, game: str, table_ids: list[str]) -> pl.Dat
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
-def gaps_of(unauditable: pl.DataFrame, table_ids: pl.Series) -> pl.DataFrame:
-    """The rounds set aside of the tables `table_ids`, as GameContext.gaps."""
-    return (
-        unauditable.cast(GAP_SCHEMA).filter(pl.col("table_id").is_in(table_ids.implode()))
-        .unique().sort("table_id", "shoe_id", "round")
-    )
+def gaps_of(unauditable: pl.DataFrame, table_ids: pl.Series,
+            events: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The rounds set aside of the tables `table_ids`, as GameContext.gaps; `events`
+    (every row read, set aside or not) gives the shuffles among them."""
+    key = ["table_id", "shoe_id", "round"]
+    gaps = (unauditable.select(key).cast({c: GAP_SCHEMA[c] for c in key})
+            .filter(pl.col("table_id").is_in(table_ids.implode())).unique())
+    shuffles = None
+    if events is not None and gaps.height:
+        shuffles = (
+            events.lazy().filter(pl.col("event") == "shuffle")
+            .select(*[pl.col(c).cast(GAP_SCHEMA[c]) for c in key], "seq")
+            .join(gaps.lazy(), on=key, how="semi")
+            .group_by(key).agg(pl.col("seq").min().cast(pl.Int64).alias("shuffle_seq"))
+            .collect()
+        )
+    if shuffles is None:
+        gaps = gaps.with_columns(pl.lit(None, pl.Int64).alias("shuffle_seq"))
+    else:
+        gaps = gaps.join(shuffles, on=key, how="left")
+    return gaps.select(list(GAP_SCHEMA)).sort(key)

@@ -200,8 +200,8 @@ def _context(game: str, part: Ingested, setting: Setting) -> GameContext | None:
     params = setting.rulesets.params(game, on=on)
     table_ids = events["table_id"].unique().sort()
     tables = table_settings(house, game, table_ids.to_list())
-    return GameContext(game, events, house, params, on, tables, gaps_of(part.unauditable,
-                                                                         table_ids))
+    return GameContext(game, events, house, params, on, tables,
+                       gaps_of(part.unauditable, table_ids, part.events))
 
 
 def _game_checks(

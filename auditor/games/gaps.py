@@ -75,3 +75,35 @@ def build_segments(ctx: GameContext) -> pl.DataFrame:
 def segments(ctx: GameContext) -> pl.DataFrame:
     """Each round's segment of its shoe (see the module docstring), built once."""
     return ctx.derived("gaps.segments", build_segments)
+
+
+def with_later_shuffle(ctx: GameContext, shoes: pl.LazyFrame) -> pl.LazyFrame:
+    """`shoes` (table_id, shoe_id, last_seq, next_shoe_seq from the judged rows) with
+    `next_shoe_seq` brought forward to a later shoe's shuffle among rows set aside: the
+    log shows the shoe ended there even though that shoe's opening rows are not judged
+    (a bad burn card sets them aside). Without it, a shoe followed only by set-aside
+    rows would read as the table's last, its end not recorded."""
+    later = ctx.gaps.lazy().filter(pl.col("shuffle_seq").is_not_null()).select(
+        "table_id", pl.col("shoe_id").alias("later_shoe"), "shuffle_seq")
+    if ctx.gaps.select(pl.col("shuffle_seq").is_null().all()).item():
+        return shoes
+    after = (
+        shoes.select("table_id", "shoe_id", "last_seq")
+        .with_columns(pl.col("table_id", "shoe_id").cast(pl.String),
+                      pl.col("last_seq").cast(pl.Int64))
+        .sort("last_seq")
+        .join_asof(later.sort("shuffle_seq"), left_on="last_seq", right_on="shuffle_seq",
+                   by="table_id", strategy="forward", allow_exact_matches=False,
+                   check_sortedness=False)  # both sorted by their key above
+        # a shuffle of the shoe itself (set aside with its opening rows) is not a later shoe
+        .filter(pl.col("later_shoe") != pl.col("shoe_id"))
+        .select("table_id", "shoe_id", pl.col("shuffle_seq").alias("later_shuffle_seq"))
+    )
+    schema = shoes.collect_schema()
+    return (
+        shoes.join(after.cast({"table_id": schema["table_id"], "shoe_id": schema["shoe_id"]}),
+                   on=["table_id", "shoe_id"], how="left", maintain_order="left")
+        .with_columns(pl.min_horizontal("next_shoe_seq", "later_shuffle_seq")
+                      .cast(schema["next_shoe_seq"]).alias("next_shoe_seq"))
+        .drop("later_shuffle_seq")
+    )

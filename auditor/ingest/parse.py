@@ -191,6 +191,9 @@ def _unparsed(raw: pl.DataFrame, frame: pl.DataFrame, file_id: int) -> pl.DataFr
         parts.append(
             pl.DataFrame({"observed": raw[source].cast(pl.String), v.LINE: frame[v.LINE]})
             .filter(bad)
+            # one chunk: pl.format over a filtered frame whose first chunk came out empty
+            # panics in polars (a JSON Lines file read in chunks, bad values in a later one)
+            .rechunk()
             .select(
                 pl.lit(rule).alias("rule_id"),
                 pl.lit(None, pl.Int64).alias("row"),

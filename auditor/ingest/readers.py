@@ -219,28 +219,30 @@ def _read_csv_fast(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[P
 
 
 def _read_csv_by_row(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[Problem]]:
-    """Quoted CSV, read record by record with the csv module."""
-    text = data.decode("utf-8-sig", errors="replace")
-    reader = csv.reader(io.StringIO(text, newline=""))
-    next(reader, None)
+    """Quoted CSV, read line by line with the csv module. A record is one line (the
+    format numbers CSV rows by line): a quote left open is that line's damage, not a
+    field that runs on and swallows the lines after it."""
+    lines = data.decode("utf-8-sig", errors="replace").split("\n")
     width = len(header)
     columns: dict[str, list[str | None]] = {name: [] for name in header}
     numbers: list[int] = []
     problems: list[Problem] = []
-    try:
-        for record in reader:
-            number = reader.line_num
-            if not record or record == [""]:
-                continue
-            if len(record) != width:
-                why = f"it has {len(record)} fields where the header has {width}"
-                problems.append(_malformed(number, ",".join(record).encode(), why))
-                continue
-            for name, value in zip(header, record, strict=True):
-                columns[name].append(value if value != "" else None)
-            numbers.append(number)
-    except csv.Error as exc:
-        problems.append(_malformed(reader.line_num, b"", f"the CSV is malformed ({exc})"))
+    for number, line in enumerate(lines[1:], start=2):
+        line = line.rstrip("\r")
+        if not line:
+            continue
+        try:
+            record = next(csv.reader([line], strict=True))
+        except csv.Error as exc:
+            problems.append(_malformed(number, line.encode(), f"the CSV is malformed ({exc})"))
+            continue
+        if len(record) != width:
+            why = f"it has {len(record)} fields where the header has {width}"
+            problems.append(_malformed(number, line.encode(), why))
+            continue
+        for name, value in zip(header, record, strict=True):
+            columns[name].append(value if value != "" else None)
+        numbers.append(number)
     frame = pl.DataFrame(columns, schema={name: pl.String for name in header})
     return frame.with_columns(pl.Series(v.LINE, numbers, dtype=pl.Int64)), problems
 

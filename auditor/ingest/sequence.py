@@ -78,22 +78,17 @@ def with_round_ids(ordered: pl.DataFrame) -> pl.DataFrame:
 def seq_problems(in_file_order: pl.DataFrame | None, ordered: pl.DataFrame) -> pl.DataFrame:
     """Duplicate `seq` within a table, and `seq` going backwards within a file.
 
-    `ordered` is sorted by table and seq, stably, so of two rows with one seq
-    the one later in file order is the one reported. `in_file_order`: the rows'
-    places in file order, or None where no seq goes backwards (each table's seq
-    was seen to rise in row order).
+    `ordered` is sorted by table and seq, stably. `in_file_order`: the rows' places in
+    file order, or None where no seq goes backwards (each table's seq was seen to rise
+    in row order). The row blamed is the one out of place: where a seq falls, the row
+    before the fall when it stands above the next two rows while the fallen row is in
+    order with the rows around it (a row moved back in the file), else the fallen row;
+    of two rows with one seq, the one out of place, else the later in file order.
     """
-    same = (pl.col("table_id") == pl.col("table_id").shift(1)) & (
-        pl.col("seq") == pl.col("seq").shift(1)
-    )
-    duplicates = ordered.filter(same.fill_null(False)).rechunk()
-    previous = pl.col("seq").shift(1).over(v.FILE_ID, "table_id")
     if in_file_order is None:
         in_file_order = ordered.select(v.ROW, v.FILE_ID, v.LINE, "table_id", "seq").clear()
-    # one chunk a column: polars' format panics on columns chunked unlike each other
-    backwards = in_file_order.with_columns(previous.alias("previous")).filter(
-        pl.col("seq") < pl.col("previous")
-    ).rechunk()
+    backwards = _out_of_place(in_file_order)
+    duplicates = _duplicates(ordered, backwards.get_column(v.ROW))
     return pl.concat(
         [
             _as_problems(
@@ -101,13 +96,60 @@ def seq_problems(in_file_order: pl.DataFrame | None, ordered: pl.DataFrame) -> p
                 pl.format("seq {} is used twice on table {}.", "seq", "table_id"), pl.col("seq"),
             ),
             _as_problems(
-                backwards, IN_SEQ_BACKWARDS, "seq", "a seq above the one before it",
-                pl.format("seq {} on table {} follows seq {} in the file: it goes backwards.",
-                          "seq", "table_id", "previous"),
+                backwards, IN_SEQ_BACKWARDS, "seq", "a seq in order with the rows around it",
+                pl.format("seq {} on table {} {} seq {} in the file: {}.", "seq", "table_id",
+                          "where", "other", "why"),
                 pl.col("seq"),
             ),
         ]
     )
+
+
+def _out_of_place(in_file_order: pl.DataFrame) -> pl.DataFrame:
+    """The rows (in file order, per file and table) where `seq` goes backwards, each
+    with `where`, `other` and `why` for its message."""
+    def shifted(column: str, n: int) -> pl.Expr:
+        return pl.col(column).shift(n).over(v.FILE_ID, "table_id")
+
+    falls = pl.col("seq") < shifted("seq", 1)
+    # the row before the fall stands above this row and the next while this one is in
+    # order with the rows around it: that row is out of place (a swap of two rows, or a
+    # fall at the file's end, blames the later row)
+    spike = (falls & (shifted("seq", 2).is_null() | (shifted("seq", 2) <= pl.col("seq")))
+             & (shifted("seq", 1) > shifted("seq", -1)))
+    marked = in_file_order.with_columns(
+        falls.fill_null(False).alias("falls"),
+        spike.fill_null(False).alias("spike"),
+        shifted("seq", 1).alias("before"),
+        # the next row's view: does it blame this one, and with which seq
+        spike.fill_null(False).shift(-1).over(v.FILE_ID, "table_id").fill_null(False)
+        .alias("blamed_by_next"),
+        pl.col("seq").shift(-1).over(v.FILE_ID, "table_id").alias("after"),
+    )
+    dip = marked.filter(pl.col("falls") & ~pl.col("spike")).with_columns(
+        pl.lit("follows").alias("where"), pl.col("before").alias("other"),
+        pl.lit("it goes backwards").alias("why"))
+    moved = marked.filter(pl.col("blamed_by_next")).with_columns(
+        pl.lit("comes before").alias("where"), pl.col("after").alias("other"),
+        pl.lit("it stands out of order").alias("why"))
+    columns = [v.ROW, v.FILE_ID, v.LINE, "table_id", "seq", "where", "other", "why"]
+    # one chunk a column: polars' format panics on columns chunked unlike each other
+    return pl.concat([dip.select(columns), moved.select(columns)]).sort(v.ROW).rechunk()
+
+
+def _duplicates(ordered: pl.DataFrame, out_of_place: pl.Series) -> pl.DataFrame:
+    """Rows whose table and seq an earlier row holds: of each set, those out of place
+    in the file when some but not all are, else all but the first in file order."""
+    same = (pl.col("table_id") == pl.col("table_id").shift(1)) & (
+        pl.col("seq") == pl.col("seq").shift(1))
+    if not ordered.select(same.fill_null(False).any()).item():
+        return ordered.clear()
+    key = ("table_id", "seq")
+    repeated = ordered.filter(pl.len().over(key) > 1)
+    misplaced = pl.col(v.ROW).is_in(out_of_place.implode())
+    later = pl.int_range(pl.len()).over(key) > 0
+    some = misplaced.any().over(key) & ~misplaced.all().over(key)
+    return repeated.filter(pl.when(some).then(misplaced).otherwise(later)).rechunk()
 
 
 def seq_gaps(ordered: pl.DataFrame, gapless: pl.Expr) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -206,8 +206,8 @@ def _counted_message() -> pl.Expr:
     verb = pl.when(unneeded).then(pl.lit("lack")).otherwise(pl.lit("need"))
     verb = pl.when(one).then(verb + pl.lit("s")).otherwise(verb)
     rounds = pl.when(one).then(pl.lit("its round")).otherwise(pl.lit("their rounds"))
-    outcome = pl.when(unneeded).then(pl.lit(" judged, with no time")).otherwise(
-        pl.lit(" not judged"))
+    outcome = (pl.when(unneeded & (pl.col("field") == "ts")).then(pl.lit(" judged, with no time"))
+               .when(unneeded).then(pl.lit(" judged")).otherwise(pl.lit(" not judged")))
     return pl.format("The file has no `{}` column: {} {} it; {} {}.", "field", where, verb,
                      rounds, pl.when(one).then(pl.lit("is")).otherwise(pl.lit("are"))
                      + outcome)

@@ -35,7 +35,7 @@ COLUMNS: tuple[str, ...] = (
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("table_id", "game", "shoe_id", "round", "seq", "ts", "event")
 # Fields no rule reads to replay a round: a row without them is reported, its round judged
-NOT_NEEDED_FOR_REPLAY: tuple[str, ...] = ("ts", "player_id")
+NOT_NEEDED_FOR_REPLAY: tuple[str, ...] = ("ts", "player_id", "reason")
 
 INTEGER_COLUMNS: tuple[str, ...] = (
     "round",
@@ -101,7 +101,7 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "push": ("seat", "bet", "amount"),
     "vig": ("seat", "amount", "mode"),
     "vig_settle": ("seat", "amount"),
-    "void": (),
+    "void": ("reason",),
     "round_end": (),
 }
 

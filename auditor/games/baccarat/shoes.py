@@ -27,8 +27,9 @@ Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
   burns_over       the burns before play are over in the log: a later row of the shoe (or
                    the next shoe) follows its last burn (or its shuffle, with no burn); a log
                    that ends during the burn shows only part of it
-  next_shoe_seq    the first row of the table's next shoe (its shuffle); null when
-                   the log ends first, so the shoe's end is not recorded
+  next_shoe_seq    the first row of the table's next shoe (its shuffle), also where that
+                   shoe's opening rows are set aside; null when the log ends first, so
+                   the shoe's end is not recorded
   gap_rounds       the rounds (>= 1) of the shoe set aside (GameContext.gaps: a lost row, a
                    cut), ascending: gaps in the shoe, after which what carries across rounds
                    is not known (games.gaps); empty with none
@@ -39,6 +40,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from .. import gaps
 from . import replay
 
 SHOE_KEY = ["table_id", "shoe_id"]
@@ -114,6 +116,7 @@ def build_shoes(ctx: GameContext) -> pl.DataFrame:
             pl.col("first_seq").shift(-1).over("table_id").alias("next_shoe_seq"),
             _burn_value(ctx, pl.col("burn_cards").list.first()).alias("burn_required"),
         )
+        .pipe(lambda shoes: gaps.with_later_shuffle(ctx, shoes))
         .with_columns(
             (pl.col("auditable") | (pl.col("shoe_no") > 1)).alias("began_in_log"),
             (

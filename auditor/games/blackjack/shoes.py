@@ -18,8 +18,9 @@ Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
                    and round 1 for a cover card recorded before the first round
                    (round 0: it was reached before any card of round 1 was dealt)
   last_round       the highest round number of the shoe in ctx.events (0 with no round)
-  next_shoe_seq    the first row of the table's next shoe; null when the log ends first,
-                   so the shoe's end is not recorded and it is not judged as ended
+  next_shoe_seq    the first row of the table's next shoe, also where that shoe's opening
+                   rows are set aside; null when the log ends first, so the shoe's end
+                   is not recorded and it is not judged as ended
 
 `round_shoes(ctx)`: one row per round id (`rid`, round 0 included) of ctx.events,
 with `shoe`, the row number of its shoe in `shoes(ctx)`.
@@ -33,7 +34,7 @@ from typing import Any
 import polars as pl
 
 from ...audit_context import GameContext
-from .. import runs
+from .. import gaps, runs
 
 # (b)(1)(ii): the optional wagers that need two decks; any other needs six, (b)(1)(iii)
 TWO_DECK_WAGERS = frozenset({"twenty_point_bonus", "in_between"})
@@ -134,6 +135,7 @@ def build_shoes_with_rounds(ctx: GameContext) -> pl.DataFrame:
             .otherwise(pl.col("cover_round"))
             .alias("cover_round"),
         )
+        .lazy().pipe(lambda shoes: gaps.with_later_shuffle(ctx, shoes)).collect()
     )
 
 
