@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -32,6 +31,7 @@ from .audit_part import (
     run_part,
 )
 from .house import HouseRules
+from .ingest import storage
 from .ingest.partition import Log, open_log
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
@@ -373,7 +373,7 @@ def run(
 
     A log of several parts is audited in a worker process started with spawn: a script
     calling this must do so under `if __name__ == "__main__":`."""
-    both = {s.path.resolve() for s in sources} & {s.path.resolve() for s in context}
+    both = {str(s.path) for s in sources} & {str(s.path) for s in context}
     if both:
         raise AuditError(f"{sorted(both)[0]} is given both as a log to audit and as context")
     side_by_side = workers > 1 or cluster is not None
@@ -381,9 +381,8 @@ def run(
     try:
         if _likely_rows([*sources, *context]) > PART_ROWS or side_by_side:
             worker.start()
-        with tempfile.TemporaryDirectory(prefix="auditor-", dir=workdir) as spilled:
-            return _run(sources, list(context), window, house, rs, worker, progress,
-                        Path(spilled))
+        with storage.work_folder(workdir) as spilled:
+            return _run(sources, list(context), window, house, rs, worker, progress, spilled)
     finally:
         worker.stop()
 

@@ -143,10 +143,11 @@ def main() -> None:
 )
 @click.option(
     "--workdir",
-    type=click.Path(path_type=Path, file_okay=False),
+    metavar="DIR|URL",
     default=None,
     help="Where large text logs are spilled by table while the audit runs (a folder of its "
-    "own, removed at the end; default: the system's temporary folder).",
+    "own, removed at the end; default: the system's temporary folder). A folder, or an "
+    "fsspec URL (s3://bucket/work) that every worker of --cluster can reach.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
@@ -175,7 +176,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     progress(f"reading {len(sources) + len(context)} file(s)")
     try:
         if workdir is not None:
-            workdir.mkdir(parents=True, exist_ok=True)
+            workdir = _work_folder(workdir)
         result = audit_mod.run(sources, house, rs, progress=progress, context=context,
                                window=window, workdir=workdir, workers=workers,
                                cluster=cluster)
@@ -197,6 +198,18 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         click.echo("", err=True)
     _print_summary(summary, out, quiet)
     sys.exit(_exit_status(summary, fail_on))
+
+
+def _work_folder(text: str) -> Path:
+    """--workdir as a local folder (made if need be) or an fsspec URL."""
+    from .ingest import storage
+
+    try:
+        folder = storage.location(text)
+        folder.mkdir(parents=True, exist_ok=True)
+    except (storage.StorageError, OSError) as exc:
+        raise Failure(f"--workdir {text}: cannot be used ({exc})") from None
+    return folder
 
 
 def _window(house, gaming_day: datetime | None, start: datetime | None,

@@ -83,3 +83,19 @@ def test_a_parquet_file_too_large_to_hold_is_spilled_by_table(tmp_path, monkeypa
     assert seen and whole.findings.height > 0
     assert parted.findings.equals(whole.findings)
     assert summary.accounting(parted) == summary.accounting(whole)
+
+
+def test_a_gzip_name_on_a_file_that_is_not_gzip_is_reported_alike_spilled(tmp_path,
+                                                                          monkeypatch):
+    """A file named .csv.gz that holds plain CSV: read whole or spilled, one finding that
+    it cannot be read (IN001), not also a missing column for every column of the format."""
+    sim = blackjack.simulate(rounds=20, tables=1, seed=2)
+    log = write_events(sim.events, tmp_path / "plain.csv", "csv").rename(tmp_path / "log.csv.gz")
+    rs = load_rulesets()
+    house = load_house(write_house_rules(sim.tables, tmp_path / "house.toml",
+                                         blackjack=sim.house), rs, date(2026, 11, 1))
+    whole = audit.run(expand([str(log)]), house, rs)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    spilled = audit.run(expand([str(log)]), house, rs, workdir=tmp_path)
+    assert whole.findings["rule_id"].to_list() == ["IN001"]
+    assert spilled.findings.equals(whole.findings)

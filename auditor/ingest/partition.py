@@ -26,7 +26,7 @@ from urllib.parse import unquote
 import polars as pl
 
 from ..scope import Scope
-from . import compact, readers, spill
+from . import compact, readers, spill, storage
 from .parse import time_of
 from .readers import RawFile
 from .sources import Source, sha256_of
@@ -267,7 +267,7 @@ def hive_values(path: Path) -> dict[str, str]:
 def _scan_parquet(path: Path) -> pl.LazyFrame:
     """A Parquet file's rows, with the values its hive folders name where the file does
     not hold them (no such column, or an empty one)."""
-    scan = pl.scan_parquet(path)
+    scan = pl.scan_parquet(storage.polars_source(path))
     held = scan.collect_schema().names()
     return scan.with_columns(
         (pl.coalesce(pl.col(k).cast(pl.String), pl.lit(val)) if k in held else pl.lit(val))

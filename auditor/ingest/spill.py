@@ -21,7 +21,7 @@ from pathlib import Path
 
 import polars as pl
 
-from . import readers
+from . import readers, storage
 from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, STRING_COLUMNS, typed
 from .problems import PROBLEM_SCHEMA, Problem
@@ -66,7 +66,8 @@ class Spilled:
         if first:
             names.append(_NO_TABLE)
         files = [f for name in names for f in sorted((self.folder / name).glob("*.parquet"))]
-        frame = pl.scan_parquet(files).collect() if files else self._empty()
+        frame = (pl.scan_parquet([storage.polars_source(f) for f in files]).collect()
+                 if files else self._empty())
         canonical = {c: CANONICAL_SCHEMA[c] for c in STRING_COLUMNS}
         unparsed = pl.concat([self._empty_unparsed(), *self.unparsed])
         if tables is not None:
@@ -96,6 +97,8 @@ def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame]
     for number, (chunk, problems) in enumerate(_chunks(source)):
         out.problems += [_at(p, before) for p in problems]
         if source.encoding == "csv":
+            if header is None and not chunk:
+                continue  # nothing read (the file's damage is reported): no header to judge
             if header is None:
                 end = chunk.find(b"\n")
                 header = chunk if end < 0 else chunk[:end]
@@ -163,8 +166,8 @@ def _write(frame: pl.DataFrame, out: Spilled, number: int) -> None:
             name = out.tables.setdefault(table, f"t{len(out.tables):05d}")
         target = out.folder / name
         target.mkdir(exist_ok=True)
-        rows.write_parquet(target / f"{number:06d}.parquet", compression="lz4",
-                           statistics=False)
+        storage.write_parquet(rows, target / f"{number:06d}.parquet", compression="lz4",
+                              statistics=False)
         out.rows += rows.height
 
 
