@@ -16,7 +16,7 @@ from functools import partial
 
 import polars as pl
 
-from . import eras
+from . import dealers, eras
 from . import findings as fnd
 from .audit_context import GameContext, gaps_of, table_settings
 from .games.blackjack import replay as blackjack_replay
@@ -296,6 +296,11 @@ def audit_part(
             contexts[game] = ctx  # its frames are built already: the report reuses them
     located = findings_in_scope(
         fnd.located(pl.concat(checks), part.events, setting.log.files), part.events)
-    totals = part_totals(part, _finding_shoes(located, part, evidence), setting.log.scope)
+    # each finding and input problem with the dealer of its round or shoe
+    named = dealers.named(part.events)
+    located = dealers.on_findings(located, named)
+    part.problems = dealers.on_findings(part.problems, named)
+    totals = part_totals(part, _finding_shoes(located, part, evidence), setting.log.scope,
+                         named.dealt() if named is not None else None)
     return PartResult(located, totals, part.orphans, evidence, _places(evidence, part.events),
                       contexts)

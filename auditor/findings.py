@@ -28,6 +28,7 @@ FINDING_SCHEMA: dict[str, pl.DataType] = {
     "line": pl.Int64(),
     "game": pl.String(),
     "field": pl.String(),
+    "dealer_id": pl.String(),  # the dealer of the finding's round or shoe (dealers.py)
 }
 
 

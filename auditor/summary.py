@@ -14,10 +14,12 @@ from typing import Any
 
 import polars as pl
 
-from . import __version__
+from . import __version__, dealers
 from .audit import AuditResult
 from .ingest.partition import InputFile
 from .ingest.sources import sha256_of
+from .ingest.vocabulary import GAMES
+from .rules.catalog import REGISTRY
 
 
 def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, float]:
@@ -120,6 +122,75 @@ def _per_table(result: AuditResult) -> list[dict[str, Any]]:
     return rows
 
 
+def _dealer_row(dealer: str | None, tables: list[str], rounds: int, r: dict) -> dict[str, Any]:
+    rule_errors = r.get("rule_errors") or 0
+    return {
+        "dealer_id": dealer,
+        "tables": tables,
+        "rounds_dealt": rounds,
+        "findings": r.get("findings") or 0,
+        "by_severity": {"error": r.get("errors") or 0, "warning": r.get("warnings") or 0},
+        "rule_errors": rule_errors,
+        "errors_per_1000_rounds": round(rule_errors * 1000 / rounds, 2) if rounds else None,
+        "money": {k: round(float(r.get(k) or 0), 2)
+                  for k in ("underpaid", "overcharged", "overpaid")},
+    }
+
+
+def _per_dealer(result: AuditResult, overcharge_rules: set[str]) -> list[dict[str, Any]]:
+    """Per dealer the logs name (by dealer_id): the tables and rounds dealt (the audit's
+    own rounds, by the dealer their round_start names), the findings on them and on the
+    shoes the dealer shuffled by severity, the errors of the game rules among them (not
+    the input's: a bad row is the table system's) and those per 1,000 rounds dealt, and
+    money at stake; then, where some rounds name no dealer, those rounds and their
+    findings (`dealer_id` null). Empty where the logs name no dealer."""
+    dealt = pl.concat([pl.DataFrame(schema=dealers.DEALT), *result.totals.dealt])
+    findings = result.findings
+    if dealt.is_empty() and findings.get_column("dealer_id").null_count() == findings.height:
+        return []
+    amount = pl.col("amount")
+    over = pl.col("rule_id").is_in(sorted(overcharge_rules))
+    games = sorted(r.id for r in REGISTRY.all() if r.scope in GAMES)
+    error = pl.col("severity") == "error"
+    counted = [
+        pl.len().alias("findings"),
+        error.sum().alias("errors"),
+        (error & pl.col("rule_id").is_in(games)).sum().alias("rule_errors"),
+        (pl.col("severity") == "warning").sum().alias("warnings"),
+        amount.filter((amount > 0) & ~over).sum().alias("underpaid"),
+        amount.filter((amount > 0) & over).sum().alias("overcharged"),
+        (-amount.filter(amount < 0)).sum().alias("overpaid"),
+        pl.col("table_id").drop_nulls().unique().alias("tables"),
+    ]
+    # a finding without a dealer counts as "not recorded" where it is on a known round
+    on_round = pl.col("table_id").is_not_null() & pl.col("shoe_id").is_not_null() & (
+        pl.col("round") > 0)
+    on_rounds = findings.filter(pl.col("dealer_id").is_not_null() | on_round.fill_null(False))
+    found = {r["dealer_id"]: r for r in
+             on_rounds.group_by("dealer_id").agg(counted).iter_rows(named=True)}
+    rounds = {r["dealer_id"]: r for r in dealt.group_by("dealer_id").agg(
+        pl.col("rounds").sum(), pl.col("table_id").unique().alias("tables")).iter_rows(named=True)}
+    rows = []
+    for dealer in sorted((set(rounds) | set(found)) - {None}):
+        r, d = found.get(dealer, {}), rounds.get(dealer, {})
+        tables = sorted({*(d.get("tables") or []), *(r.get("tables") or [])})
+        rows.append(_dealer_row(dealer, tables, d.get("rounds") or 0, r))
+    # the rounds whose round_start names no dealer: each table's rounds less those named
+    per_table = dealt.group_by("table_id").agg(pl.col("rounds").sum().alias("named"))
+    unnamed = (
+        result.totals.tables.group_by("table_id").agg(pl.col("rounds_read").sum())
+        .join(per_table, on="table_id", how="left")
+        .select("table_id", (pl.col("rounds_read") - pl.col("named").fill_null(0))
+                .alias("rounds"))
+        .filter(pl.col("rounds") > 0)
+    )
+    r = found.get(None, {})
+    if unnamed.height or r:
+        tables = sorted({*unnamed["table_id"].to_list(), *(r.get("tables") or [])})
+        rows.append(_dealer_row(None, tables, int(unnamed["rounds"].sum()), r))
+    return rows
+
+
 def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
     ing, findings = result.totals, result.findings
     registry_over = {r for r in result.rule_ids if _is_overcharge(r)}
@@ -161,6 +232,7 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
             "by_rule": {r: n for r, n in by_rule.iter_rows()},
         },
         "money": _money(findings, registry_over),
+        "dealers": _per_dealer(result, registry_over),
         "rules_applied": result.rule_ids,
     }
 

@@ -33,7 +33,7 @@ import polars as pl
 COLUMNS = (
     "table_id", "game", "shoe_id", "round", "seq", "ts", "event", "seat", "hand", "target",
     "card", "bet", "amount", "action", "player_id", "accepted", "mode", "decks", "winner",
-    "player_points", "banker_points", "reason",
+    "player_points", "banker_points", "reason", "dealer_id",
 )
 INTEGERS = ("round", "seq", "seat", "hand", "decks", "player_points", "banker_points")
 EVERY_ROW = ("table_id", "game", "shoe_id", "round", "seq", "ts", "event")

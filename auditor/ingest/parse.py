@@ -142,6 +142,9 @@ _KEY_TEXT = ("table_id", "shoe_id")
 def _text(column: str, dtype: pl.DataType) -> pl.Expr:
     if column in _KEY_TEXT and dtype == pl.String:
         return pl.col(column).replace("", None)
+    if dtype.is_numeric() or dtype == pl.Boolean:
+        # a Parquet column of numbers (a dealer's employee number) is read as its text
+        return pl.col(column).cast(pl.String)
     return pl.col(column)
 
 

@@ -76,11 +76,14 @@ class PartTotals:
     rids: int  # round ids the part used (it numbers them from 1)
     file_rows: pl.DataFrame  # (file_id, rows): rows of each file placed or not
     missing_rows: pl.DataFrame  # per file and missing column, the rows that lacked it
+    dealt: pl.DataFrame | None = None  # (dealer_id, table_id, rounds): dealers.DEALT
 
 
-def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope) -> PartTotals:
+def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope,
+                dealt: pl.DataFrame | None = None) -> PartTotals:
     """One part's totals, keeping the rows of `finding_shoes` (table_id, shoe_id). Only
-    what the audit reports on is counted: context rows and their problems are not."""
+    what the audit reports on is counted: context rows and their problems are not.
+    `dealt`: the rounds each dealer dealt (None: the part's rows name no dealer)."""
     withheld = rows_with_keys(part.events, part.unauditable, ROUND_KEY)
     both = [f.select(v.FILE_ID) for f in (part.events, part.unplaced)]
     return PartTotals(
@@ -95,6 +98,7 @@ def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope) -> Pa
         rids=int(part.events["rid"].max() or 0) + 1,
         file_rows=pl.concat(both).group_by(v.FILE_ID).len("rows"),
         missing_rows=part.missing_rows,
+        dealt=dealt,
     )
 
 
@@ -127,6 +131,9 @@ class LogTotals:
     rounds_withheld: int = 0  # audited rounds not judged
     scope: Scope = field(default_factory=Scope)
     missing_rows: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=MISSING_ROWS))
+    # rounds dealt per dealer and table (dealer_id, table_id, rounds), of the parts whose
+    # rows name dealers
+    dealt: list[pl.DataFrame] = field(default_factory=list)
     _rids: int = 0  # round ids used by the parts so far
     _file_rows: dict[int, int] = field(default_factory=dict)  # rows placed or not, per file
 
@@ -134,6 +141,8 @@ class LogTotals:
         self.rows_withheld += piece.rows_withheld
         self.rounds_withheld += piece.rounds_withheld
         self.missing_rows = pl.concat([self.missing_rows, piece.missing_rows])
+        if piece.dealt is not None:
+            self.dealt.append(piece.dealt)
         for file_id, rows in piece.file_rows.iter_rows():
             self._file_rows[file_id] = self._file_rows.get(file_id, 0) + rows
         self.tables = pl.concat([self.tables, piece.tables])

@@ -31,6 +31,8 @@ COLUMNS: tuple[str, ...] = (
     "player_points",
     "banker_points",
     "reason",
+    # (1.1, optional) on round_start the round's dealer, on shuffle who shuffled
+    "dealer_id",
 )
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("table_id", "game", "shoe_id", "round", "seq", "ts", "event")
@@ -114,4 +116,4 @@ ROW = "row"
 # Columns of a few distinct words, held as categoricals from typing on (memory, and
 # comparisons of 4-byte codes); compare them with strings as usual, cast to String
 # before string operations.
-CATEGORICAL_COLUMNS = ("game", "event", "bet", "action", "mode", "winner")
+CATEGORICAL_COLUMNS = ("game", "event", "bet", "action", "mode", "winner", "dealer_id")

@@ -124,7 +124,7 @@ import polars as pl
 from ..house import BACCARAT_DEFAULTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
-from .common import TableRounds, offset_text, truth_frame
+from .common import TableRounds, dealer_on, offset_text, truth_frame
 
 __all__ = [
     "DEFAULT_START",
@@ -1617,6 +1617,9 @@ class _Simulator(TableRounds):
         }
         columns.update({c: pl.col(c) for c in v.COLUMNS if c not in columns})
         columns.update({c: pl.col(c).cast(pl.Int64) for c in v.INTEGER_COLUMNS if c != "hand"})
+        columns["dealer_id"] = dealer_on(
+            "D-1", len(self.tables), pl.col("_table"), pl.col("_t"), pl.col("event")
+        )
         return frame.select(expr.alias(name) for name, expr in columns.items()).collect(
             engine="streaming"
         )

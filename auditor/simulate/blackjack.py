@@ -139,7 +139,7 @@ from ..house import BLACKJACK_DEFAULTS, RESPLIT_PLACEMENTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
 from .baccarat import DEFAULT_START, Simulation
-from .common import TableRounds, offset_text, truth_frame
+from .common import TableRounds, dealer_on, offset_text, truth_frame
 
 __all__ = [
     "DEFAULT_START",
@@ -1605,6 +1605,9 @@ class _Simulator(TableRounds):
             "player_points": pl.lit(None, pl.Int64),
             "banker_points": pl.lit(None, pl.Int64),
             "reason": pl.lit(None, pl.String),
+            "dealer_id": dealer_on(
+                "D-2", len(self.tables), pl.col("_table"), pl.col("_t"), pl.col("event")
+            ),
         }
         return frame.select(expr.alias(name) for name, expr in columns.items())
 

@@ -41,6 +41,23 @@ def offset_text(start: datetime) -> str:
     return f"{sign}{hours:02d}:{mins:02d}"
 
 
+# Dealers rotate: each deals a table for a down of 20 minutes, then moves to the next
+# table, one more dealer than tables so that one is on a break in each down
+DOWN_SECONDS = 20 * 60
+
+
+def dealer_on(
+    prefix: str, tables: int, table: pl.Expr, seconds: pl.Expr, event: pl.Expr
+) -> pl.Expr:
+    """`dealer_id` of a row (hand-history-v1 1.1): on round_start the dealer of the
+    round, on shuffle who shuffled, null on the other rows. `table`: the table's index;
+    `seconds`: the row's time on the table clock; dealers are named `prefix` and 01, 02..."""
+    crew = tables + 1
+    number = (table.cast(pl.Int64) + seconds.cast(pl.Int64) // DOWN_SECONDS) % crew + 1
+    name = pl.lit(prefix) + number.cast(pl.String).str.zfill(2)
+    return pl.when(event.cast(pl.String).is_in(["round_start", "shuffle"])).then(name)
+
+
 class TableRounds:
     """Plays the tables' rounds in turn and hands out fault variants in turn.
 
