@@ -1,0 +1,85 @@
+"""What `auditor audit --store URL` does with the store, in the audit's order:
+
+1. `open_for_audit`, before the logs are read: the store is opened, and created or
+   upgraded, so that a bad URL or an unreachable server stops the audit before its work
+   (exit 2), not after it;
+2. `prepare`, once the findings and the summary are built: the run gets its run_id (in
+   summary.json, so that the folder names its run) and finding ids, and the comparison
+   with the run before it is written to the folder (comparison.json) for the report;
+3. `land`, after every output file is written: the run goes into the store in one
+   transaction. An audit that fails before this writes nothing to the store.
+
+Without a store, `NoStore` does nothing but remove a comparison an earlier audit left in
+the folder, which would describe another run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from . import compare as cmp
+from .engine import Store, connect
+from .history import facts_of, previous_run
+from .ids import with_ids
+from .schema import migrate
+from .write import Run, local_time, new_run_id, utc_now, write
+
+
+class NoStore:
+    def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path) -> None:
+        cmp.forget(out)
+
+    def land(self) -> None:
+        pass
+
+
+class Recorder:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.started_at = utc_now()
+        self.run_id = new_run_id(self.started_at)
+        self.run: Run | None = None
+
+    def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path) -> None:
+        summary["run_id"] = self.run_id
+        self.run = Run(self.run_id, self.started_at, summary, with_ids(findings, summary), out)
+        now = facts_now(self.run)
+        with self.store.begin() as conn:
+            before = previous_run(conn, summary.get("facility"), now.spans)
+            before_facts = facts_of(conn, before) if before else None
+        cmp.write(cmp.compare(now, before_facts), self.store.name, out)
+
+    def land(self) -> None:
+        try:
+            write(self.store, self.run)
+        finally:
+            self.store.close()
+
+
+def open_for_audit(url: str | None) -> Recorder | NoStore:
+    if url is None:
+        return NoStore()
+    store = connect(url)
+    try:
+        with store.begin() as conn:
+            migrate(conn)
+    except Exception:
+        store.close()
+        raise
+    return Recorder(store)
+
+
+def facts_now(run: Run) -> cmp.Facts:
+    """The run being written, as a comparison needs it."""
+    s = run.summary
+    spans = {
+        t["table_id"]: (local_time(t.get("first_event")), local_time(t.get("last_event")))
+        for t in s["tables"]
+        if t["table_id"] is not None
+    }
+    wanted = [c for c in (*cmp.LISTED, "file_sha256") if c in run.findings.columns]
+    rows = list(run.findings.select(wanted).iter_rows(named=True))
+    return cmp.Facts({"run_id": run.run_id}, rows, spans, {f["sha256"] for f in s["inputs"]})

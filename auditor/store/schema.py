@@ -1,0 +1,208 @@
+"""The store's tables (SQLAlchemy Core), and the versioned steps that create and upgrade them.
+
+- `runs`: one row per audit run: when it ran (UTC), the auditor's version, the facility,
+  the house rules file and its SHA-256, the window audited, the period the logs cover,
+  its counts (rows and rounds read, audited, reported; findings, errors, warnings; money
+  at stake), its output folder and report id.
+- `inputs`: the files each run read, `audited` or `context`, with SHA-256, rows and bytes.
+- `run_tables`: the tables each run audited, with their counts and the first and last
+  event audited (what a later run must cover before a finding counts as gone).
+- `run_dealers`: the dealers each run's logs name (dealer_id), with the rounds they dealt
+  and their findings (summary.json's `dealers`).
+- `findings`: each run's findings, every column of the findings files as written, with
+  `finding_id` (ids) and the SHA-256 of the finding's input file.
+- `schema_version`: the versions applied, one row each.
+
+The store upgrades itself: `migrate` applies, in one transaction and under a lock, every
+step above the store's version, so two audits opening a new store at once create it once.
+A later version that changes a table adds a step here; a store newer than this auditor
+is refused (an older auditor would write rows the newer schema does not expect).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from . import StoreError
+
+metadata = sa.MetaData()
+
+schema_version = sa.Table(
+    "schema_version",
+    metadata,
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("applied_at", sa.DateTime, nullable=False),  # UTC
+    sa.Column("description", sa.Text, nullable=False),
+)
+
+runs = sa.Table(
+    "runs",
+    metadata,
+    sa.Column("run_id", sa.String(64), primary_key=True),
+    sa.Column("started_at", sa.DateTime, nullable=False),  # UTC
+    sa.Column("finished_at", sa.DateTime, nullable=False),  # UTC: when the run was stored
+    sa.Column("auditor_version", sa.String(40), nullable=False),
+    sa.Column("facility", sa.Text),
+    sa.Column("house_rules_path", sa.Text),
+    sa.Column("house_rules_sha256", sa.String(64)),
+    # the window audited (null: every round of the logs), in the log's local time
+    sa.Column("gaming_day", sa.Date),
+    sa.Column("window_from", sa.DateTime),
+    sa.Column("window_until", sa.DateTime),
+    # the first and last event audited, in the log's local time
+    sa.Column("period_start", sa.DateTime),
+    sa.Column("period_end", sa.DateTime),
+    sa.Column("inputs", sa.Integer, nullable=False),
+    sa.Column("context_inputs", sa.Integer, nullable=False),
+    sa.Column("tables", sa.Integer, nullable=False),
+    sa.Column("rows_read", sa.BigInteger, nullable=False),
+    sa.Column("rows_audited", sa.BigInteger, nullable=False),
+    sa.Column("rows_reported", sa.BigInteger, nullable=False),
+    sa.Column("rounds_read", sa.BigInteger, nullable=False),
+    sa.Column("rounds_audited", sa.BigInteger, nullable=False),
+    sa.Column("rounds_reported", sa.BigInteger, nullable=False),
+    sa.Column("findings", sa.BigInteger, nullable=False),
+    sa.Column("errors", sa.BigInteger, nullable=False),
+    sa.Column("warnings", sa.BigInteger, nullable=False),
+    sa.Column("underpaid", sa.Float, nullable=False),
+    sa.Column("overcharged", sa.Float, nullable=False),
+    sa.Column("overpaid", sa.Float, nullable=False),
+    sa.Column("out_dir", sa.Text, nullable=False),
+    sa.Column("report_id", sa.String(20), nullable=False),
+    sa.Index("runs_finished_at", "finished_at"),
+)
+
+inputs = sa.Table(
+    "inputs",
+    metadata,
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id"), primary_key=True),
+    sa.Column("role", sa.String(8), primary_key=True),
+    sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("file", sa.Text, nullable=False),
+    sa.Column("encoding", sa.String(16)),
+    sa.Column("sha256", sa.String(64), nullable=False),
+    sa.Column("rows", sa.BigInteger, nullable=False),
+    sa.Column("bytes", sa.BigInteger),
+    sa.CheckConstraint("role IN ('audited', 'context')", name="inputs_role"),
+    sa.Index("inputs_sha256", "sha256"),
+)
+
+run_tables = sa.Table(
+    "run_tables",
+    metadata,
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id"), primary_key=True),
+    sa.Column("table_id", sa.Text, primary_key=True),
+    sa.Column("game", sa.String(16)),
+    sa.Column("pit", sa.Text),
+    sa.Column("rows_read", sa.BigInteger, nullable=False),
+    sa.Column("rows_audited", sa.BigInteger, nullable=False),
+    sa.Column("rounds_read", sa.BigInteger, nullable=False),
+    sa.Column("rounds_audited", sa.BigInteger, nullable=False),
+    sa.Column("first_event", sa.DateTime),
+    sa.Column("last_event", sa.DateTime),
+    sa.Column("findings", sa.BigInteger, nullable=False),
+    sa.Column("errors", sa.BigInteger, nullable=False),
+)
+
+run_dealers = sa.Table(
+    "run_dealers",
+    metadata,
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id"), primary_key=True),
+    sa.Column("dealer_id", sa.Text, primary_key=True),
+    sa.Column("tables", sa.Text),  # the tables dealt at, comma-separated
+    sa.Column("rounds_dealt", sa.BigInteger, nullable=False),
+    sa.Column("findings", sa.BigInteger, nullable=False),
+    sa.Column("errors", sa.BigInteger, nullable=False),
+)
+
+findings = sa.Table(
+    "findings",
+    metadata,
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id"), primary_key=True),
+    sa.Column("finding_id", sa.String(32), primary_key=True),
+    sa.Column("file_sha256", sa.String(64)),  # the SHA-256 of `file`, from the run's inputs
+    # the findings files' columns, as written
+    sa.Column("table_id", sa.Text),
+    sa.Column("shoe_id", sa.Text),
+    sa.Column("round", sa.BigInteger),
+    sa.Column("seq", sa.BigInteger),
+    sa.Column("rule_id", sa.String(16), nullable=False),
+    sa.Column("citation", sa.Text),
+    sa.Column("severity", sa.String(10), nullable=False),
+    sa.Column("message", sa.Text),
+    sa.Column("expected", sa.Text),
+    sa.Column("observed", sa.Text),
+    sa.Column("amount", sa.Float),
+    sa.Column("file", sa.Text),
+    sa.Column("line", sa.BigInteger),
+    sa.Column("game", sa.String(16)),
+    sa.Column("field", sa.Text),
+    sa.Column("dealer_id", sa.Text),
+    sa.Index("findings_finding_id", "finding_id"),
+    sa.Index("findings_table_rule", "table_id", "rule_id"),
+    sa.Index("findings_dealer_rule", "dealer_id", "rule_id"),
+)
+
+# the columns of the findings files the store keeps, in the files' order
+FINDING_COLUMNS = [c.name for c in findings.columns][3:]
+
+
+def _create_v1(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[runs, inputs, run_tables, run_dealers, findings])
+
+
+# (version, what it does, the step): applied in order, each once
+MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
+    (1, "runs, inputs, run_tables, run_dealers and findings", _create_v1),
+]
+
+
+def latest() -> int:
+    return MIGRATIONS[-1][0]
+
+
+def version(conn: Connection) -> int:
+    """The store's schema version; 0 for a database with no store in it yet."""
+    if not sa.inspect(conn).has_table("schema_version"):
+        return 0
+    return conn.execute(sa.select(sa.func.max(schema_version.c.version))).scalar() or 0
+
+
+# PostgreSQL advisory lock key for creating and upgrading the schema ("auditor")
+_LOCK = 0x61756469746F72
+
+
+def migrate(conn: Connection) -> int:
+    """Bring the store to the latest version, in the caller's transaction; returns it.
+
+    The lock makes a second audit opening a new store wait for the first one's steps,
+    then find nothing left to do: on SQLite the transaction's BEGIN IMMEDIATE (engine),
+    on PostgreSQL an advisory lock held until the transaction ends (taken only when there
+    is something to do, so that writers of runs do not queue on it)."""
+    if version(conn) == latest():
+        return latest()
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_LOCK)))
+    now = version(conn)
+    if now > latest():
+        raise StoreError(
+            f"the store's schema is version {now}, newer than this auditor's ({latest()}): "
+            "use a newer auditor with it"
+        )
+    if now == 0:
+        metadata.create_all(conn, tables=[schema_version])
+    for number, description, step in MIGRATIONS:
+        if number > now:
+            step(conn)
+            conn.execute(
+                schema_version.insert().values(
+                    version=number,
+                    description=description,
+                    applied_at=datetime.now(UTC).replace(tzinfo=None),
+                )
+            )
+    return latest()

@@ -1,0 +1,179 @@
+"""`auditor history` as text: aligned columns a person reads in a terminal or a mail."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ..rules.catalog import REGISTRY
+from .compare import EVERY_ROUND
+
+NEW_LISTED = 30  # new findings of the latest run listed in text (JSON lists every one)
+MESSAGE_WIDTH = 90
+TITLE_WIDTH = 60
+EXPLAINED = (
+    "new: not found by the run before; still: found by both; gone: no longer present, on "
+    "tables (or files) this run audited again over the same period; not again: found by the "
+    "run before on what this run did not audit (another night, table or file). The run "
+    "before is the latest stored run of the facility that audited one of the run's tables."
+)
+
+
+def columns(headers: list[str], rows: list[list[Any]], right: set[int]) -> list[str]:
+    """Rows under their headers, each column as wide as its widest cell; the columns in
+    `right` (numbers) aligned right."""
+    cells = [[str(h) for h in headers], *[["" if c is None else str(c) for c in r] for r in rows]]
+    widths = [max(len(r[n]) for r in cells) for n in range(len(headers))]
+    lines = []
+    for row in cells:
+        parts = [
+            c.rjust(w) if n in right else c.ljust(w)
+            for n, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(parts).rstrip())
+    return lines
+
+
+def local(iso_utc: str | None) -> str:
+    """A stored time (ISO, UTC) in this machine's local time, to the minute."""
+    if not iso_utc:
+        return ""
+    moment = datetime.fromisoformat(iso_utc.replace("Z", "+00:00")).astimezone()
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _audited(run: dict[str, Any]) -> str:
+    if run["window"] != EVERY_ROUND:
+        return run["window"]
+    start, end = run["period"]["start"], run["period"]["end"]
+    if not start:
+        return "no round"
+    return f"{start[:16].replace('T', ' ')} to {end[:16].replace('T', ' ')}"
+
+
+def _where(f: dict[str, Any]) -> str:
+    parts = [f["table_id"] or "(no table)"]
+    if f.get("shoe_id"):
+        parts.append(f"shoe {f['shoe_id']}")
+    if f.get("round"):
+        parts.append(f"round {f['round']}")
+    if f.get("seq") is not None:
+        parts.append(f"seq {f['seq']}")
+    return " ".join(parts)
+
+
+def _short(text: str | None) -> str:
+    text = text or ""
+    return text if len(text) <= MESSAGE_WIDTH else text[: MESSAGE_WIDTH - 1] + "…"
+
+
+def runs_text(store: str, since: str | None, report: dict[str, Any]) -> str:
+    runs = report["runs"]
+    head = f"{len(runs)} run{'s' if len(runs) != 1 else ''} in {store}"
+    head += f" started since {since}" if since else ""
+    if not runs:
+        return head + "."
+    rows = [
+        [
+            local(r["started_at"]),
+            r["run_id"],
+            _audited(r),
+            r["tables"],
+            f"{r['rounds_audited']:,}",
+            f"{r['findings']:,}",
+            f"{r['errors']:,}",
+            f"{r['warnings']:,}",
+            f"{r['new']:,}",
+            f"{r['still_present']:,}",
+            f"{r['no_longer_present']:,}",
+            f"{r['not_audited_again']:,}",
+        ]
+        for r in runs
+    ]
+    headers = [
+        "started",
+        "run",
+        "audited",
+        "tables",
+        "rounds",
+        "findings",
+        "errors",
+        "warnings",
+        "new",
+        "still",
+        "gone",
+        "not again",
+    ]
+    if len({r["facility"] for r in runs}) > 1:  # a store of several facilities names each
+        headers.insert(2, "facility")
+        rows = [
+            [*row[:2], r["facility"] or "", *row[2:]] for row, r in zip(rows, runs, strict=True)
+        ]
+    numbers = set(range(len(headers) - 9, len(headers)))
+    lines = [head + ":", "", *columns(headers, rows, numbers), "", EXPLAINED]
+    latest, new = runs[-1], report["latest_new"]
+    since_run = (
+        f" since run {latest['previous_run_id']}"
+        if latest["previous_run_id"]
+        else " (no run before it in the store)"
+    )
+    lines += ["", f"New in the latest run, {latest['run_id']}{since_run}: {len(new)}"]
+    listed = [
+        [f["rule_id"], f["severity"], _where(f), _short(f["message"])] for f in new[:NEW_LISTED]
+    ]
+    lines += (
+        ["  " + line for line in columns(["rule", "severity", "where", "message"], listed, set())]
+        if listed
+        else []
+    )
+    if len(new) > NEW_LISTED:
+        lines.append(f"  ... and {len(new) - NEW_LISTED:,} more (--format json lists them all)")
+    return "\n".join(lines)
+
+
+def _title(rule_id: str) -> str:
+    title = REGISTRY.get(rule_id).title if rule_id in REGISTRY else ""
+    return title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…"
+
+
+def recurring_text(store: str, since: str | None, result: dict[str, Any]) -> str:
+    by, rows = result["by"], result["recurring"]
+    span = f"{result['runs_in_range']} run{'s' if result['runs_in_range'] != 1 else ''}"
+    span += f" started since {since}" if since else ""
+    if by == "dealer" and not rows:
+        return (
+            f"No finding of the {span} in {store} names a dealer (logs name the dealer "
+            "of a round in `dealer_id`, hand-history 1.1)."
+        )
+    if not rows:
+        return f"No finding in the {span} in {store}."
+    out_of = {"table": "runs that audited the table", "dealer": "runs whose logs name the dealer"}
+    out_of = out_of.get(by, "runs")
+    heading = {"table": "Rules per table", "dealer": "Rules per dealer", "rule": "Rules"}[by]
+    lines = [
+        f"{heading} over the {span} in {store}: in how many runs each found something "
+        f"(of the {out_of}), how many findings (one found again by a later run counts "
+        "once), and when the last run that found one was stored.",
+        "",
+    ]
+    key = {"table": "table_id", "dealer": "dealer_id"}.get(by)
+    headers = ([by] if key else []) + ["rule", "title", "runs", "findings", "last found"]
+    table = [
+        ([r[key] if r[key] is not None else "(none)"] if key else [])
+        + [
+            r["rule_id"],
+            _title(r["rule_id"]),
+            f"{r['runs']} of {r['of_runs']}",
+            f"{r['findings']:,}",
+            local(r["last_found"]),
+        ]
+        for r in rows
+    ]
+    first = 3 if key else 2
+    lines += columns(headers, table, {first, first + 1})
+    return "\n".join(lines)
+
+
+def utc_date_start(day: datetime) -> datetime:
+    """The start of a local calendar day, in UTC without tzinfo (as the store keeps times)."""
+    return day.astimezone().astimezone(UTC).replace(tzinfo=None)
