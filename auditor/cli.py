@@ -1,7 +1,8 @@
-"""The command line: audit, report, rules, rule (and simulate, per game).
+"""The command line: audit, report, verify, history, rules, rule (and simulate, per game).
 
 Exit status: 0 no finding reaches --fail-on, 1 one does, 2 the command could
-not run (bad arguments, unreadable house rules, rulesets that do not load).
+not run (bad arguments, unreadable house rules, rulesets that do not load, a
+findings store that cannot be opened or written).
 """
 
 from __future__ import annotations
@@ -49,6 +50,51 @@ def _progress(quiet: bool):
         click.echo(f"\r\033[Kauditor: {bar}{stage}", err=True, nl=False)
 
     return show
+
+
+def _signing_options(command):
+    """--sign-key and --sign-cert, shared by audit and report."""
+    key = click.option(
+        "--sign-key",
+        type=click.Path(path_type=Path, exists=True, dir_okay=False),
+        default=None,
+        help="Sign report.pdf (PAdES) with this private key, PEM or DER (an encrypted key's "
+        "passphrase from AUDITOR_SIGN_PASSPHRASE); with --sign-cert.",
+    )
+    cert = click.option(
+        "--sign-cert",
+        type=click.Path(path_type=Path, exists=True, dir_okay=False),
+        default=None,
+        help="The signer's X.509 certificate (PEM or DER; chain certificates may follow it).",
+    )
+    return key(cert(command))
+
+
+def _credentials(key: Path | None, cert: Path | None):
+    """The signer, loaded and checked before any work (None: the report is not signed)."""
+    if key is None and cert is None:
+        return None
+    if key is None or cert is None:
+        raise Failure("--sign-key and --sign-cert go together: give both")
+    from .report import sign
+
+    try:
+        return sign.load(key, cert)
+    except sign.SigningError as exc:
+        raise Failure(f"signing: {exc}") from None
+
+
+def _sign(out: Path, credentials, quiet: bool = False) -> None:
+    if credentials is None:
+        return
+    from .report import sign
+
+    try:
+        reason = sign.sign_report(out, credentials)
+    except sign.SigningError as exc:
+        raise Failure(f"signing: {exc}; the report is written, unsigned") from None
+    if not quiet:
+        click.echo(f"signed {out / 'report.pdf'}: {reason}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -149,9 +195,21 @@ def main() -> None:
     "own, removed at the end; default: the system's temporary folder). A folder, or an "
     "fsspec URL (s3://bucket/work) that every worker of --cluster can reach.",
 )
+@click.option(
+    "--store",
+    "store_url",
+    metavar="URL",
+    default=None,
+    help="Also write the run, its input files and its findings to this findings store (an "
+    "SQLAlchemy URL: sqlite:///audits.db, a file, or postgresql+psycopg://user@host/db), once "
+    "every output file is written; the report compares it with the run before. "
+    "`auditor history` reads the store.",
+)
+@_signing_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
-          context_logs, gaming_day, start, until, workers, cluster, workdir, quiet):
+          context_logs, gaming_day, start, until, workers, cluster, workdir, quiet,
+          store_url=None, sign_key=None, sign_cert=None):
     """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
     from . import audit as audit_mod
     from . import details as dtl
@@ -172,6 +230,10 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     except SourceError as exc:
         raise Failure(str(exc)) from None
     window = _window(house, gaming_day, start, until)
+    if no_report and (sign_key or sign_cert):
+        raise Failure("--sign-key signs the report: drop --no-report")
+    credentials = _credentials(sign_key, sign_cert)
+    recorder = _store(store_url)
     progress = _progress(quiet)
     progress(f"reading {len(sources) + len(context)} file(s)")
     try:
@@ -185,7 +247,11 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     progress("writing findings")
     fnd.write(result.findings, out)
     summary = summ.build(result, datetime.now().astimezone())
+    _compare(recorder, summary, result.findings, out)
     summ.write(summary, out)
+    from .report.evidence import keep_house_rules
+
+    keep_house_rules(house_path, out)
     progress("replaying the rounds to show")
     dtl.write(dtl.round_details(result, detail_per_rule), out, detail_per_rule)
     if not no_report:
@@ -193,6 +259,8 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         from .report import render
 
         render(out, paper=paper, rulesets=rs, detail_per_rule=detail_per_rule)
+        _sign(out, credentials, quiet)
+    _land(recorder, out, progress)
     progress("done")
     if not quiet and sys.stderr.isatty():
         click.echo("", err=True)
@@ -230,6 +298,39 @@ def _window(house, gaming_day: datetime | None, start: datetime | None,
         raise Failure(f"--from/--until: {exc}") from None
 
 
+def _store(url: str | None):
+    """The findings store the run will be written to (--store), opened now: a bad URL or
+    an unreachable server stops the audit before its work."""
+    from .store import StoreError
+    from .store.record import open_for_audit
+
+    try:
+        return open_for_audit(url)
+    except StoreError as exc:
+        raise Failure(f"--store: {exc}") from None
+
+
+def _compare(recorder, summary: dict, findings, out: Path) -> None:
+    from .store import StoreError
+
+    try:
+        recorder.prepare(summary, findings, out)
+    except StoreError as exc:
+        raise Failure(f"--store: {exc}; nothing was written to the store") from None
+
+
+def _land(recorder, out: Path, progress) -> None:
+    """The run into the store, last: an audit that failed before wrote nothing there."""
+    from .store import StoreError
+
+    progress("writing to the findings store")
+    try:
+        recorder.land()
+    except StoreError as exc:
+        raise Failure(f"--store: {exc}; the audit's files are in {out}, but nothing of the "
+                      "run was written to the store") from None
+
+
 def _print_summary(summary: dict, out: Path, quiet: bool) -> None:
     if quiet:
         return
@@ -265,16 +366,77 @@ def _exit_status(summary: dict, fail_on: str) -> int:
     help="Findings per rule shown in detail (default: as many as the audit replayed, "
     "50 unless `auditor audit --detail-per-rule` said otherwise).",
 )
-def report(out, paper, rulesets_root, detail_per_rule):
+@_signing_options
+def report(out, paper, rulesets_root, detail_per_rule, sign_key=None, sign_cert=None):
     """Re-render report.pdf and report.html in OUT from its findings and summary."""
     from .report import render
 
     if not (out / "summary.json").exists() or not (out / "findings.parquet").exists():
         raise Failure(f"{out}: no summary.json and findings.parquet here; run `auditor audit`")
+    credentials = _credentials(sign_key, sign_cert)
     paths = render(
         out, paper=paper, rulesets=_rulesets(rulesets_root), detail_per_rule=detail_per_rule
     )
+    _sign(out, credentials)
     click.echo(" ".join(str(p) for p in paths))
+
+
+@main.command()
+@click.argument("pdf", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option(
+    "--trust",
+    "trust_paths",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    metavar="CERT",
+    help="A certificate (PEM or DER) trusted as a signer or as the authority of one; "
+    "repeat for more. Given, a signer none of them vouches for fails.",
+)
+@click.option(
+    "--allow-unsigned",
+    is_flag=True,
+    help="Check an unsigned report's embedded files only (exit 0 when they match).",
+)
+def verify(pdf, trust_paths, allow_unsigned):
+    """Check PDF, a report: its embedded files against the SHA-256 it prints, and its
+    signatures. Exit 0 verified, 1 not (a check failed, or the report is unsigned)."""
+    from .report import verify as verify_mod
+
+    try:
+        trusted = verify_mod.load_trusted(trust_paths)
+    except (OSError, ValueError) as exc:
+        raise Failure(f"--trust: {exc}") from None
+    verdict = verify_mod.verify(pdf, trusted, allow_unsigned)
+    for check in verdict.checks:
+        click.echo(f"{check.label:<4}  {check.text}")
+    if verdict.ok:
+        click.echo(f"{pdf}: verified" + ("" if verdict.signed else " (unsigned: files only)"))
+    else:
+        click.echo(f"{pdf}: NOT verified")
+    sys.exit(0 if verdict.ok else 1)
+
+
+@main.command()
+@click.option("--store", "store_url", required=True, metavar="URL",
+              help="The findings store `auditor audit --store` writes (an SQLAlchemy URL).")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="Only the runs started on or after this day (local time).")
+@click.option("--by", type=click.Choice(["table", "dealer", "rule"]), default=None,
+              help="The rules that recur: in how many runs each found something, per table, "
+              "per dealer, or per rule.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def history(store_url, since, by, fmt):
+    """Runs over time and their findings, what is new since the run before, and (--by) the
+    rules that recur per table or dealer."""
+    from .store import StoreError
+    from .store.history_command import history_of
+
+    try:
+        click.echo(history_of(store_url, since, by, fmt))
+    except StoreError as exc:
+        raise Failure(f"--store: {exc}") from None
 
 
 @main.command("rules")

@@ -4,7 +4,8 @@ It is rendered only from the audit's output folder (summary.json, findings.parqu
 and round_details.parquet), so `auditor report OUT` gives the same report without
 re-auditing, and every number in it is one the machine files also hold. The
 context is built in `model`, the charts in `charts`; the templates and the print
-stylesheet are in report_templates/.
+stylesheet are in report_templates/. The PDF is a tagged PDF/A-3 that carries its
+evidence inside (`evidence`); `sign` signs it and `verify` checks it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import jinja2
 
 from ..paths import data_dir
 from ..rulesets import Rulesets, load_rulesets
-from . import model
+from . import evidence, model, pdfwriter
 from .model import report_id
 
 __all__ = ["PAGE_SIZES", "TEMPLATES", "html", "render", "report_id"]
@@ -49,13 +50,29 @@ def html(
     detail_per_rule: int | None = None,
 ) -> str:
     """The report as one self-contained HTML document (styles and charts inline)."""
+    return _document(out, paper, rulesets, detail_per_rule)[0]
+
+
+def _document(
+    out: Path, paper: str, rulesets: Rulesets | None, detail_per_rule: int | None
+) -> tuple[str, list[evidence.Evidence]]:
+    """The HTML, and the files the PDF embeds (the ones its provenance lists)."""
     if paper not in PAGE_SIZES:
         raise ValueError(f"paper must be one of {', '.join(PAGE_SIZES)}, not {paper!r}")
     rs = rulesets or load_rulesets()
     context = model.build(out, rs, detail_per_rule)
+    embedded, notes = evidence.gather(out, context["summary"])
+    record = {
+        "variant": evidence.VARIANT_NAME,
+        "embedded": [e.listing() for e in embedded],
+        "notes": notes,
+    }
     css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
     template = _environment().get_template("report.html.j2")
-    return template.render(**context, css=css, page_size=PAGE_SIZES[paper], paper=paper)
+    document = template.render(
+        **context, record=record, css=css, page_size=PAGE_SIZES[paper], paper=paper
+    )
+    return document, embedded
 
 
 def url_fetcher():
@@ -73,12 +90,20 @@ def render(
     rulesets: Rulesets | None = None,
     detail_per_rule: int | None = None,
 ) -> list[Path]:
-    """Write OUT/report.pdf and OUT/report.html; `detail_per_rule` None: as the audit."""
+    """Write OUT/report.pdf (tagged PDF/A-3, its evidence embedded) and OUT/report.html;
+    `detail_per_rule` None: as the audit."""
     from weasyprint import HTML  # imported here: loading pango is slow and not always needed
 
-    document = html(out, paper, rulesets, detail_per_rule)
+    document, embedded = _document(out, paper, rulesets, detail_per_rule)
     html_path = out / "report.html"
     html_path.write_text(document, encoding="utf-8")
     pdf_path = out / "report.pdf"
-    HTML(string=document, base_url=str(TEMPLATES), url_fetcher=url_fetcher()).write_pdf(pdf_path)
+    fetcher = url_fetcher()
+    with pdfwriter.record_pdf():
+        HTML(string=document, base_url=str(TEMPLATES), url_fetcher=fetcher).write_pdf(
+            pdf_path,
+            pdf_variant=evidence.VARIANT,
+            attachments=evidence.attachments(embedded, fetcher),
+            finisher=evidence.finisher(embedded),
+        )
     return [pdf_path, html_path]

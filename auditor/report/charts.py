@@ -79,12 +79,31 @@ def _legend(series: Sequence[str], x: float, y: float) -> list[str]:
     return out
 
 
-def _svg(height: float, body: list[str], label: str) -> str:
+def _counts(bar: Bar, series: Sequence[str]) -> str:
+    """ "12 (10 errors, 2 warnings)": a bar's total, and its parts when there are two."""
+    total = f"{bar.total:,}"
+    parts = [(name, bar.parts.get(name, 0)) for name in series if bar.parts.get(name, 0)]
+    if len(series) < 2 or not parts:
+        return total
+    words = ", ".join(f"{n:,} {name}{'s' if n != 1 else ''}" for name, n in parts)
+    return f"{total} ({words})"
+
+
+def text_alternative(label: str, bars: Sequence[Bar], series: Sequence[str]) -> str:
+    """What the chart shows, in words and every number: read out for a reader who
+    cannot see it (the PDF's /Alt of the figure, the HTML's aria-label)."""
+    if not bars:
+        return f"{label}: no data."
+    items = "; ".join(f"{bar.label}: {_counts(bar, series)}" for bar in bars)
+    total = sum(bar.total for bar in bars)
+    return f"{label}, {len(bars):,} bars, {total:,} in all. {items}."
+
+
+def _svg(height: float, body: list[str], label: str, alt: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0f}" '
-        f'viewBox="0 0 {WIDTH} {height:.0f}" role="img" aria-label="{escape(label)}">'
-        + "".join(body)
-        + "</svg>"
+        f'viewBox="0 0 {WIDTH} {height:.0f}" role="img" aria-label="{escape(alt)}">'
+        f"<title>{escape(alt)}</title>" + "".join(body) + "</svg>"
     )
 
 
@@ -133,7 +152,7 @@ def horizontal_bars(
         f'<line x1="{x0}" y1="{top_pad - 4}" x2="{x0}" y2="{height - bottom_pad}" '
         f'stroke="{AXIS}" stroke-width="1"/>'
     )
-    return _svg(height, body, label)
+    return _svg(height, body, label, text_alternative(label, bars, series))
 
 
 def bar_charts(
@@ -197,4 +216,6 @@ def columns(bars: Sequence[Bar], series: Sequence[str], label: str, axis_label: 
     body.append(
         _text(left + plot_w / 2, height - 8, axis_label, size=8.5, anchor="middle", fill=AXIS)
     )
-    return _svg(height, body, label)
+    return _svg(
+        height, body, label, text_alternative(f"{label}; x axis: {axis_label}", bars, series)
+    )

@@ -23,10 +23,12 @@ from .. import details as dtl
 from ..ingest.sources import sha256_of
 from ..rules.catalog import REGISTRY
 from ..rulesets import Rulesets
+from ..store import compare as cmp
 from . import charts, replays
 
 SEVERITIES = ("error", "warning")
-OUTPUT_FILES = ("summary.json", "findings.parquet", "findings.csv", "findings.jsonl", dtl.FILE)
+OUTPUT_FILES = ("summary.json", "findings.parquet", "findings.csv", "findings.jsonl", dtl.FILE,
+                cmp.FILE)
 HOURLY_UP_TO_HOURS = 48
 
 
@@ -155,6 +157,7 @@ def _finding_view(f: dict) -> dict:
         "title": rule.title if rule else "",
         "amount_text": money(f["amount"]) if f["amount"] else "",
         "amount_words": amount_words(f["amount"], f["rule_id"]),
+        "dealer_id": f.get("dealer_id"),  # (findings written before dealers: none)
     }
 
 
@@ -394,6 +397,33 @@ def _by_rule(summary: dict, findings: pl.DataFrame, shown: pl.DataFrame) -> list
     return rows
 
 
+def _by_dealer(summary: dict) -> dict | None:
+    """The summary's dealers ranked by rule errors per 1,000 rounds dealt (most first; then
+    by rounds dealt, most first), the rounds whose dealer is not recorded last, and the
+    findings on no dealer's round or shoe; None for a summary without the block."""
+    if "dealers" not in summary:
+        return None
+    rows = [{**d, "errors": d["by_severity"]["error"], "warnings": d["by_severity"]["warning"],
+             **d["money"]} for d in summary["dealers"]]
+    named = sorted(
+        (d for d in rows if d["dealer_id"] is not None),
+        key=lambda d: (d["errors_per_1000_rounds"] is None, -(d["errors_per_1000_rounds"] or 0),
+                       -d["rounds_dealt"], d["dealer_id"]),
+    )
+    unrecorded = next((d for d in rows if d["dealer_id"] is None), None)
+    total = {k: round(sum(d[k] for d in rows), 2)
+             for k in ("rounds_dealt", "findings", "errors", "warnings", "rule_errors",
+                       *MONEY_KEYS)}
+    rounds, errors = total["rounds_dealt"], total["rule_errors"]
+    total["errors_per_1000_rounds"] = round(errors * 1000 / rounds, 2) if rounds else None
+    return {
+        "named": named,
+        "unrecorded": unrecorded,
+        "total": total,
+        "untied": summary["findings"]["total"] - sum(d["findings"] for d in rows),
+    }
+
+
 def _paragraphs(rs: Rulesets, findings: pl.DataFrame) -> list[dict]:
     cited: dict[str, set[str]] = defaultdict(set)
     for citation, rule_id in findings.select("citation", "rule_id").unique().iter_rows():
@@ -462,6 +492,7 @@ def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any
         "totals": totals,
         "per_game": _per_game(table_rows),
         "by_rule": _by_rule(summary, findings, shown),
+        "dealers": _by_dealer(summary),
         "charts": _charts(findings, details if has_details else None),
         "exceptions": _exceptions(
             shown, details, table_info, counts_by_table, replay_cap if has_details else None
@@ -471,4 +502,5 @@ def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any
         "paragraphs": _paragraphs(rs, findings),
         "rules": rules,
         "outputs": _files(out),
+        "comparison": cmp.for_report(out),  # None unless the audit wrote to a store
     }
