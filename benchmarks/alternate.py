@@ -13,29 +13,15 @@ where the two ranges do not overlap.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from bench_audit import _machine_reference, _tree_rss
+from bench_audit import _machine_reference, timed_audit
 
 
 def _run(checkout: Path, log: Path, house: Path) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as out:
-        command = [str(checkout / ".venv/bin/auditor"), "audit", str(log), "--house",
-                   str(house), "--out", out, "--no-report", "--quiet", "--fail-on", "never"]
-        started = time.perf_counter()
-        child = subprocess.Popen(command)
-        peak = 0
-        while child.poll() is None:
-            peak = max(peak, _tree_rss(child.pid))
-            time.sleep(0.1)
-        elapsed = time.perf_counter() - started
-    if child.returncode != 0:
-        sys.exit(f"{checkout}: the audit exited {child.returncode}")
-    return elapsed, peak
+        return timed_audit(checkout / ".venv/bin/auditor", log, house, Path(out))
 
 
 def main() -> None:

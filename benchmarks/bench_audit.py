@@ -90,10 +90,13 @@ def _tree_rss(root: int) -> int:
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-def _audit(log: Path, house: Path, out: Path, rounds: int) -> None:
+def timed_audit(auditor: Path, log: Path, house: Path, out: Path,
+                *options: str) -> tuple[float, int]:
+    """`auditor audit LOG` (no report) in a child process: its seconds and the peak
+    resident bytes of it and its workers, sampled ten times a second. Exits on failure."""
+    command = [str(auditor), "audit", str(log), "--house", str(house), "--out", str(out),
+               "--no-report", "--quiet", "--fail-on", "never", *options]
     started = time.perf_counter()
-    command = [str(ROOT / ".venv/bin/auditor"), "audit", str(log), "--house", str(house),
-               "--out", str(out), "--no-report", "--quiet", "--fail-on", "never"]
     child = subprocess.Popen(command)
     peak = 0
     while child.poll() is None:
@@ -101,7 +104,12 @@ def _audit(log: Path, house: Path, out: Path, rounds: int) -> None:
         time.sleep(0.1)
     elapsed = time.perf_counter() - started
     if child.returncode != 0:
-        sys.exit(f"auditor audit failed with exit status {child.returncode}")
+        sys.exit(f"{auditor} audit failed with exit status {child.returncode}")
+    return elapsed, peak
+
+
+def _audit(log: Path, house: Path, out: Path, rounds: int) -> None:
+    elapsed, peak = timed_audit(ROOT / ".venv/bin/auditor", log, house, out)
     print(f"auditor audit end to end: {elapsed:.2f} s = {rounds / elapsed:,.0f} rounds/s, "
           f"peak memory {peak / 1024**3:.2f} GB (audit and workers together)")
     findings = pl.read_parquet(out / "findings.parquet")

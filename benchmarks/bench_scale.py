@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import polars as pl
-from bench_audit import ROOT, _generate, _machine_reference, _tree_rss
+from bench_audit import ROOT, _generate, _machine_reference, timed_audit
 
 
 def _copies(unit: Path, house: Path, copies: int, encoding: str, folder: Path) -> tuple[Path, Path]:
@@ -50,18 +47,8 @@ def _copies(unit: Path, house: Path, copies: int, encoding: str, folder: Path) -
 
 
 def _audit(log: Path, house: Path, workers: int, out: Path) -> tuple[float, int]:
-    command = [str(ROOT / ".venv/bin/auditor"), "audit", str(log), "--house", str(house),
-               "--out", str(out), "--no-report", "--quiet", "--fail-on", "never",
-               "--workers", str(workers), "--workdir", str(out.parent)]
-    started = time.perf_counter()
-    child = subprocess.Popen(command)
-    peak = 0
-    while child.poll() is None:
-        peak = max(peak, _tree_rss(child.pid))
-        time.sleep(0.1)
-    if child.returncode != 0:
-        sys.exit(f"auditor audit failed with exit status {child.returncode}")
-    return time.perf_counter() - started, peak
+    return timed_audit(ROOT / ".venv/bin/auditor", log, house, out,
+                       "--workers", str(workers), "--workdir", str(out.parent))
 
 
 def main() -> None:
