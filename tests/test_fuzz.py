@@ -40,6 +40,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
+from planted import reporting
 
 from auditor.cli import main
 from auditor.rules.catalog import REGISTRY
@@ -376,19 +377,7 @@ def check_faulty_day(sim, log: dmg.Log, findings: pl.DataFrame) -> None:
         across = fault["rule_id"] in ACROSS_ROUNDS or fault["round"] in (None, 0)
         if (shoe in shoes) if across else ((*shoe, fault["round"]) in touched):
             continue
-        same = (
-            (pl.col("rule_id") == fault["rule_id"])
-            & (pl.col("table_id") == fault["table_id"])
-            & (pl.col("shoe_id") == fault["shoe_id"])
-        )
-        if fault["seq"] is not None:
-            at = pl.col("seq") == fault["seq"]
-            if fault["round"] is not None:
-                at = at | (pl.col("round") == fault["round"])
-            same = same & at
-        elif fault["round"] not in (None, 0):
-            same = same & (pl.col("round") == fault["round"])
-        hits = findings.filter(same)
+        hits = findings.filter(reporting(fault))
         assert not hits.is_empty(), f"planted fault not found: {fault}"
         assert hits["citation"][0] == REGISTRY.get(fault["rule_id"]).citation, fault
 

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 
 import polars as pl
 import pytest
+from planted import reporting
 
 from auditor import audit, summary
 from auditor.details import round_details
@@ -62,19 +63,7 @@ def test_every_planted_fault_is_found_on_its_round(game, tmp_path):
     assert set(truth["rule_id"]) == set(module.FAULT_KINDS), "a fault kind was not planted"
     found = result.findings
     for fault in truth.iter_rows(named=True):
-        same = (
-            (pl.col("rule_id") == fault["rule_id"])
-            & (pl.col("table_id") == fault["table_id"])
-            & (pl.col("shoe_id") == fault["shoe_id"])
-        )
-        if fault["seq"] is not None:
-            at = pl.col("seq") == fault["seq"]
-            if fault["round"] is not None:
-                at = at | (pl.col("round") == fault["round"])
-            same = same & at
-        elif fault["round"] not in (None, 0):
-            same = same & (pl.col("round") == fault["round"])
-        hits = found.filter(same)
+        hits = found.filter(reporting(fault))
         assert hits.height >= 1, f"planted {fault} not found"
         rule = REGISTRY.get(fault["rule_id"])
         assert hits["citation"][0] == rule.citation
