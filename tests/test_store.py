@@ -412,19 +412,8 @@ def test_a_store_that_cannot_be_opened_stops_the_audit_before_its_work(tmp_path)
         (f"sqlite:///{tmp_path}/missing/audits.db", "does not exist"),
         ("postgresql+psycopg://someone:secret@127.0.0.1:1/audits", "127.0.0.1"),
     ]:
-        result = CliRunner().invoke(
-            main,
-            [
-                "audit",
-                str(log),
-                "--house",
-                str(DEFAULT_HOUSE),
-                "--out",
-                str(tmp_path / "o"),
-                "--store",
-                url,
-            ],
-        )
+        result = _cli("audit", str(log), "--house", str(DEFAULT_HOUSE), "--out",
+                      str(tmp_path / "o"), "--store", url)
         assert result.exit_code == 2, (url, result.output)
         assert says in result.output and "Traceback" not in result.output
         assert "secret" not in result.output

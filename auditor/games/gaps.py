@@ -83,10 +83,10 @@ def with_later_shuffle(ctx: GameContext, shoes: pl.LazyFrame) -> pl.LazyFrame:
     log shows the shoe ended there even though that shoe's opening rows are not judged
     (a bad burn card sets them aside). Without it, a shoe followed only by set-aside
     rows would read as the table's last, its end not recorded."""
-    later = ctx.gaps.lazy().filter(pl.col("shuffle_seq").is_not_null()).select(
-        "table_id", pl.col("shoe_id").alias("later_shoe"), "shuffle_seq")
     if ctx.gaps.select(pl.col("shuffle_seq").is_null().all()).item():
         return shoes
+    later = ctx.gaps.lazy().filter(pl.col("shuffle_seq").is_not_null()).select(
+        "table_id", pl.col("shoe_id").alias("later_shoe"), "shuffle_seq")
     after = (
         shoes.select("table_id", "shoe_id", "last_seq")
         .with_columns(pl.col("table_id", "shoe_id").cast(pl.String),
