@@ -157,6 +157,39 @@ def test_pdfa3_metadata_names_part_and_conformance(audited):
     assert fonts and all(line.split()[-5] == "yes" for line in fonts), fonts  # embedded
 
 
+LEVEL_CLAIM = "ISO_19005_3:6.6.4-3"  # the XMP's pdfaid:conformance is the level checked
+
+
+def test_a_pdfa_validator_approves_the_report(unsigned):
+    """pikepdf's PDF/A validator (veraPDF's rules; it approves only what it knows) finds
+    nothing in the report but its level: it checks level b, to which level a adds the
+    tags and the text of every glyph (tested below)."""
+    from pikepdf import pdfa
+
+    report = pdfa.validate_written(unsigned / "report.pdf", "3b")
+    level = [f for f in report.findings if f.rule == LEVEL_CLAIM]
+    assert [f.message for f in level] == ["pdfaid:conformance is 'A', expected 'B'"]
+    others = [str(f) for f in report.findings if f.rule != LEVEL_CLAIM]
+    assert others == []
+
+
+def test_the_validator_sees_what_breaks_pdfa(unsigned, tmp_path):
+    """The validator above can fail: a report whose fonts are not embedded is refused."""
+    from pikepdf import pdfa
+
+    broken = tmp_path / "report.pdf"
+    with pikepdf.open(unsigned / "report.pdf") as pdf:
+        for font in pdf.pages[0].Resources.Font.values():
+            for descendant in font.get("/DescendantFonts", [font]):
+                for key in ("/FontFile", "/FontFile2", "/FontFile3"):
+                    if key in descendant.FontDescriptor:
+                        del descendant.FontDescriptor[key]
+        pdf.save(broken)
+    report = pdfa.validate_written(broken, "3b")
+    not_embedded = {f.rule for f in report.findings if "not embedded" in f.message}
+    assert not_embedded == {"ISO_19005_3:6.2.11.4.1-1"}  # fonts: every one embedded
+
+
 def test_the_report_depends_on_nothing_outside_it(audited):
     with pikepdf.open(audited.pdf) as pdf:
         for page in pdf.pages:

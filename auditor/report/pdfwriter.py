@@ -15,6 +15,10 @@ pydyf, written for smaller files, takes time in the square of that number twice:
   and later, a cross-reference stream) with the objects in streams of
   OBJECTS_PER_STREAM; the uncompressed case is pydyf's own.
 
+It also leaves out the empty /Pattern and /Shading dictionaries weasyprint puts in every
+resource dictionary: they mean nothing, and a PDF/A validator that approves only what it
+knows (pikepdf's, made from veraPDF's rules) does not approve them.
+
 weasyprint makes its PDF object itself (`pydyf.PDF()`), so `record_pdf()` has it make a
 `RecordPDF` while the report is written, and puts pydyf back after.
 """
@@ -29,6 +33,7 @@ from math import ceil, log
 import pydyf
 
 OBJECTS_PER_STREAM = 200
+EMPTY_WHEN_UNUSED = ("Pattern", "Shading")  # resource kinds weasyprint always writes
 
 
 def _to_bytes(value) -> bytes:
@@ -49,6 +54,7 @@ class RecordPDF(pydyf.PDF):
         return cached[1]
 
     def write(self, output, version=b"1.7", identifier=False, compress=False):
+        self._drop_empty_resources()
         version = _to_bytes(version or b"1.7")
         if not compress or version < b"1.5":
             return super().write(output, version, identifier, compress)
@@ -77,6 +83,13 @@ class RecordPDF(pydyf.PDF):
         self.write_line(b"startxref", output)
         self.write_line(f"{self.xref_position}".encode(), output)
         self.write_line(b"%%EOF", output)
+
+    def _drop_empty_resources(self) -> None:
+        for obj in self.objects:
+            if isinstance(obj, dict):  # only resource dictionaries have these keys
+                for kind in EMPTY_WHEN_UNUSED:
+                    if obj.get(kind) == {}:
+                        del obj[kind]
 
     def _write_object(self, obj, output, written) -> None:
         line = obj.indirect
