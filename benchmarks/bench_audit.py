@@ -96,16 +96,25 @@ def timed_audit(auditor: Path, log: Path, house: Path, out: Path,
     resident bytes of it and its workers, sampled ten times a second. Exits on failure."""
     command = [str(auditor), "audit", str(log), "--house", str(house), "--out", str(out),
                "--no-report", "--quiet", "--fail-on", "never", *options]
+    elapsed, peak, _ = timed_process(command, f"{auditor} audit")
+    return elapsed, peak
+
+
+def timed_process(command: list[str], what: str,
+                  **popen) -> tuple[float, int, subprocess.Popen]:
+    """COMMAND in a child process: its seconds, the peak resident bytes of it and its
+    descendants, sampled ten times a second, and the ended child (its pipes unread).
+    Exits, naming WHAT, on failure."""
     started = time.perf_counter()
-    child = subprocess.Popen(command)
+    child = subprocess.Popen(command, **popen)
     peak = 0
     while child.poll() is None:
         peak = max(peak, _tree_rss(child.pid))
         time.sleep(0.1)
     elapsed = time.perf_counter() - started
     if child.returncode != 0:
-        sys.exit(f"{auditor} audit failed with exit status {child.returncode}")
-    return elapsed, peak
+        sys.exit(f"{what} failed with exit status {child.returncode}")
+    return elapsed, peak, child
 
 
 def _audit(log: Path, house: Path, out: Path, rounds: int) -> None:

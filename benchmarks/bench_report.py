@@ -18,12 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench_audit import _machine_reference, _tree_rss, timed_audit
+from bench_audit import _machine_reference, timed_audit, timed_process
 
 from auditor.simulate import baccarat
 from auditor.simulate.writer import write_events, write_house_rules
@@ -75,16 +74,8 @@ def _prepare(folder: Path) -> Path:
 
 def _timed_report(out: Path) -> tuple[float, float, int]:
     """One `render` in a child process: its seconds, the child's, and its peak bytes."""
-    started = time.perf_counter()
-    child = subprocess.Popen([str(PYTHON), "-c", CHILD, str(out)], stdout=subprocess.PIPE,
-                             text=True)
-    peak = 0
-    while child.poll() is None:
-        peak = max(peak, _tree_rss(child.pid))
-        time.sleep(0.1)
-    elapsed = time.perf_counter() - started
-    if child.returncode != 0:
-        sys.exit(f"the report failed with exit status {child.returncode}")
+    elapsed, peak, child = timed_process([str(PYTHON), "-c", CHILD, str(out)], "the report",
+                                         stdout=subprocess.PIPE, text=True)
     inside = json.loads(child.stdout.read())
     return inside["render"], elapsed, peak
 
