@@ -48,9 +48,10 @@ def _without_run(summary: dict) -> dict:
 
 
 def _report_text(out: Path, summary: dict) -> str:
-    # the words in reading order, spaces collapsed: the report id's letters are of other
-    # widths than the other run's, which moves a laid-out line's spacing
-    text = subprocess.run(["pdftotext", str(out / "report.pdf"), "-"], check=True,
+    # the words in the order the pages draw them (-raw), spaces collapsed: the report id's
+    # letters are of other widths than the other run's, which moves the running head's
+    # boxes, and pdftotext's reading order (its column guess) can follow them
+    text = subprocess.run(["pdftotext", "-raw", str(out / "report.pdf"), "-"], check=True,
                           capture_output=True, text=True).stdout
     text = re.sub(r"\s+", " ", text)
     run = summary["run_at"].replace("T", " ")
