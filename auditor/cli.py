@@ -53,7 +53,7 @@ def _progress(quiet: bool):
 
 
 def _signing_options(command):
-    """--sign-key and --sign-cert, shared by audit and report."""
+    """--sign-key, --sign-cert and --timestamp-url, shared by audit and report."""
     key = click.option(
         "--sign-key",
         type=click.Path(path_type=Path, exists=True, dir_okay=False),
@@ -67,19 +67,28 @@ def _signing_options(command):
         default=None,
         help="The signer's X.509 certificate (PEM or DER; chain certificates may follow it).",
     )
-    return key(cert(command))
+    stamp = click.option(
+        "--timestamp-url",
+        metavar="URL",
+        default=None,
+        help="Have this RFC 3161 time-stamping authority (http:// or https://) time-stamp "
+        "the signature, so that its time rests on the authority's clock; with --sign-key.",
+    )
+    return key(cert(stamp(command)))
 
 
-def _credentials(key: Path | None, cert: Path | None):
+def _credentials(key: Path | None, cert: Path | None, timestamp_url: str | None = None):
     """The signer, loaded and checked before any work (None: the report is not signed)."""
     if key is None and cert is None:
+        if timestamp_url:
+            raise Failure("--timestamp-url time-stamps the signature: give --sign-key too")
         return None
     if key is None or cert is None:
         raise Failure("--sign-key and --sign-cert go together: give both")
     from .report import sign
 
     try:
-        return sign.load(key, cert)
+        return sign.load(key, cert, timestamp_url)
     except sign.SigningError as exc:
         raise Failure(f"signing: {exc}") from None
 
@@ -94,7 +103,9 @@ def _sign(out: Path, credentials, quiet: bool = False) -> None:
     except sign.SigningError as exc:
         raise Failure(f"signing: {exc}; the report is written, unsigned") from None
     if not quiet:
-        click.echo(f"signed {out / 'report.pdf'}: {reason}", err=True)
+        tsa = credentials.timestamper
+        stamped = f" (time-stamped by {tsa.url})" if tsa else ""
+        click.echo(f"signed {out / 'report.pdf'}: {reason}{stamped}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -209,7 +220,7 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
           context_logs, gaming_day, start, until, workers, cluster, workdir, quiet,
-          store_url=None, sign_key=None, sign_cert=None):
+          store_url=None, sign_key=None, sign_cert=None, timestamp_url=None):
     """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
     from . import audit as audit_mod
     from . import details as dtl
@@ -230,9 +241,9 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     except SourceError as exc:
         raise Failure(str(exc)) from None
     window = _window(house, gaming_day, start, until)
-    if no_report and (sign_key or sign_cert):
+    if no_report and (sign_key or sign_cert or timestamp_url):
         raise Failure("--sign-key signs the report: drop --no-report")
-    credentials = _credentials(sign_key, sign_cert)
+    credentials = _credentials(sign_key, sign_cert, timestamp_url)
     recorder = _store(store_url)
     progress = _progress(quiet)
     progress(f"reading {len(sources) + len(context)} file(s)")
@@ -367,13 +378,14 @@ def _exit_status(summary: dict, fail_on: str) -> int:
     "50 unless `auditor audit --detail-per-rule` said otherwise).",
 )
 @_signing_options
-def report(out, paper, rulesets_root, detail_per_rule, sign_key=None, sign_cert=None):
+def report(out, paper, rulesets_root, detail_per_rule, sign_key=None, sign_cert=None,
+           timestamp_url=None):
     """Re-render report.pdf and report.html in OUT from its findings and summary."""
     from .report import render
 
     if not (out / "summary.json").exists() or not (out / "findings.parquet").exists():
         raise Failure(f"{out}: no summary.json and findings.parquet here; run `auditor audit`")
-    credentials = _credentials(sign_key, sign_cert)
+    credentials = _credentials(sign_key, sign_cert, timestamp_url)
     paths = render(
         out, paper=paper, rulesets=_rulesets(rulesets_root), detail_per_rule=detail_per_rule
     )

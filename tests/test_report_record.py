@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import http.server
 import io
 import json
 import re
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pikepdf
@@ -19,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 
 from auditor.cli import main
@@ -52,10 +54,17 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _key_and_cert(folder: Path, name: str, passphrase: bytes | None = None) -> tuple[Path, Path]:
-    """A throwaway EC key and a self-signed certificate for NAME."""
+def _key_and_cert(
+    folder: Path, name: str, passphrase: bytes | None = None, time_stamping: bool = False
+) -> tuple[Path, Path]:
+    """A throwaway EC key and a self-signed certificate for NAME (a time-stamping
+    authority's, with the extended key usage RFC 3161 requires, if `time_stamping`: an
+    RSA key, the one pyHanko's authority signs with)."""
     folder.mkdir(parents=True, exist_ok=True)
-    key = ec.generate_private_key(ec.SECP256R1())
+    if time_stamping:
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    else:
+        key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name(
         [
             x509.NameAttribute(NameOID.COMMON_NAME, name),
@@ -63,7 +72,7 @@ def _key_and_cert(folder: Path, name: str, passphrase: bytes | None = None) -> t
         ]
     )
     now = dt.datetime.now(dt.UTC)
-    cert = (
+    builder = (
         x509.CertificateBuilder()
         .subject_name(subject)
         .issuer_name(subject)
@@ -71,8 +80,11 @@ def _key_and_cert(folder: Path, name: str, passphrase: bytes | None = None) -> t
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - dt.timedelta(days=1))
         .not_valid_after(now + dt.timedelta(days=30))
-        .sign(key, hashes.SHA256())
     )
+    if time_stamping:
+        usage = x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.TIME_STAMPING])
+        builder = builder.add_extension(usage, critical=True)
+    cert = builder.sign(key, hashes.SHA256())
     encryption = (
         serialization.BestAvailableEncryption(passphrase)
         if passphrase
@@ -505,3 +517,124 @@ def test_verify_says_a_file_is_not_a_report(tmp_path):
     junk.write_bytes(b"%PDF-1.7\nnot really\n")
     result = _run("verify", str(junk))
     assert result.exit_code == 1 and "NOT verified" in result.output
+
+
+# --- time stamps (RFC 3161) --------------------------------------------------------------
+
+
+class _TimeStampHandler(http.server.BaseHTTPRequestHandler):
+    """RFC 3161 over HTTP: a TimeStampReq posted, a TimeStampResp answered, signed by the
+    server's authority (pyHanko's own TSA code, keyed with a throwaway certificate)."""
+
+    def do_POST(self) -> None:
+        from asn1crypto import tsp
+
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        reply = self.server.stamper.request_tsa_response(tsp.TimeStampReq.load(body)).dump()
+        self.server.asked.append(self.headers["Content-Type"])
+        self.send_response(200)
+        self.send_header("Content-Type", "application/timestamp-reply")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args) -> None:  # the tests' output is pytest's
+        pass
+
+
+class Authority:
+    def __init__(self, url: str, cert: Path, server, at: dt.datetime):
+        self.url, self.cert, self.server, self.at = url, cert, server, at
+
+
+@pytest.fixture(scope="module")
+def authority(tmp_path_factory):
+    """A time-stamping authority on a local port, answering with a fixed time."""
+    from pyhanko.keys import load_cert_from_pemder, load_private_key_from_pemder
+    from pyhanko.sign.timestamps import DummyTimeStamper
+
+    key, cert = _key_and_cert(tmp_path_factory.mktemp("tsa"), "Test TSA", time_stamping=True)
+    at = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _TimeStampHandler)
+    server.stamper = DummyTimeStamper(
+        load_cert_from_pemder(cert), load_private_key_from_pemder(key, None), fixed_dt=at
+    )
+    server.asked = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield Authority(f"http://127.0.0.1:{server.server_port}/tsa", cert, server, at)
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def stamped(audited, unsigned, authority, tmp_path_factory) -> Path:
+    """The unsigned folder signed by `auditor report`, time-stamped by the authority."""
+    out = tmp_path_factory.mktemp("stamped") / "out"
+    shutil.copytree(unsigned, out)
+    result = _run("report", str(out), "--sign-key", str(audited.key), "--sign-cert",
+                  str(audited.cert), "--timestamp-url", authority.url)
+    assert result.exit_code == 0, result.output
+    assert "time-stamped by " + authority.url in result.output
+    assert authority.server.asked and set(authority.server.asked) == {"application/timestamp-query"}
+    return out / "report.pdf"
+
+
+def test_a_time_stamped_signature_verifies_with_the_authoritys_time(stamped, authority, audited):
+    result = _run("verify", str(stamped))
+    assert result.exit_code == 0, result.output
+    at = authority.at.isoformat(timespec="seconds")
+    assert f"time-stamped {at} by Organization: Test Commission, Common Name: Test TSA" in result.output
+    assert "authority not judged" in result.output
+    both = _run("verify", str(stamped), "--trust", str(audited.cert), "--trust", str(authority.cert))
+    assert both.exit_code == 0, both.output
+    assert "an authority trusted (named with --trust)" in both.output
+    # the signer trusted but not the authority: its time is vouched for by no one named
+    signer_only = _run("verify", str(stamped), "--trust", str(audited.cert))
+    assert signer_only.exit_code == 1, signer_only.output
+    assert "an authority none of the --trust ones vouch for" in signer_only.output
+    # a signature without a stamp says whose clock its time is
+    assert "no time stamp (the time is the signer's clock)" in _run("verify", str(audited.pdf)).output
+
+
+def test_pdfsig_sees_the_time_stamp(stamped):
+    out = _tool("pdfsig", str(stamped))
+    assert "Signature is Valid" in out and "Total document signed" in out
+
+
+def test_a_changed_time_stamp_fails_verification(stamped, authority, tmp_path):
+    """One digit of the authority's time changed inside the signature's token: the
+    document's signature still holds, the time stamp does not."""
+    data = stamped.read_bytes()
+    when = authority.at.strftime("%Y%m%d%H%M%S").encode().hex().encode()
+    i = data.lower().index(when)  # GeneralizedTime, hex-coded in /Contents
+    altered = tmp_path / "altered.pdf"
+    changed = b"3" if data[i + 7 : i + 8] != b"3" else b"4"  # the year's last digit
+    altered.write_bytes(data[: i + 7] + changed + data[i + 8 :])
+    result = _run("verify", str(altered))
+    assert result.exit_code == 1, result.output
+    assert "BROKEN (it does not match the signature)" in result.output
+    assert "NOT verified" in result.output
+
+
+def test_an_authority_that_does_not_answer_leaves_the_report_unsigned(audited, unsigned, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(unsigned, out)
+    result = _run("report", str(out), "--sign-key", str(audited.key), "--sign-cert",
+                  str(audited.cert), "--timestamp-url", "http://127.0.0.1:9/tsa")
+    assert result.exit_code == 2, result.output
+    assert "no time stamp from http://127.0.0.1:9/tsa" in result.output
+    assert "the report is written, unsigned" in result.output
+    assert "the report is not signed" in _run("verify", str(out / "report.pdf")).output
+
+
+def test_timestamp_url_is_checked_before_any_work(audited, tmp_path):
+    alone = _run("report", str(audited.out), "--timestamp-url", "http://127.0.0.1:9/")
+    assert alone.exit_code == 2 and "give --sign-key too" in alone.output
+    scheme = _run("report", str(audited.out), "--sign-key", str(audited.key), "--sign-cert",
+                  str(audited.cert), "--timestamp-url", "ftp://tsa.example/")
+    assert scheme.exit_code == 2 and "is http:// or https://" in scheme.output
+    no_report = _run("audit", str(audited.root / "logs"), "--house", str(audited.house),
+                     "--out", str(tmp_path / "x"), "--no-report", "--timestamp-url",
+                     "http://127.0.0.1:9/")
+    assert no_report.exit_code == 2 and not (tmp_path / "x").exists()

@@ -10,6 +10,11 @@ may sign after the auditor); `verify` checks them all.
 The key and certificate are PEM or DER files; an encrypted key's passphrase is read
 from the environment (AUDITOR_SIGN_PASSPHRASE), never from the command line, where
 other users of the machine could read it.
+
+The signing time a signature states is the signer's clock. Given a time-stamping
+authority's URL (RFC 3161), the signature also carries that authority's signed time
+stamp over it (PAdES B-T): a time a third party vouches for, that the signer could not
+have set back.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 
 PASSPHRASE_ENV = "AUDITOR_SIGN_PASSPHRASE"
 FIELD_PREFIX = "AuditorSignature"
+TIMESTAMP_TIMEOUT = 30  # seconds an authority may take to answer
 
 
 class SigningError(ValueError):
@@ -34,6 +40,7 @@ class Credentials:
 
     signer: object  # pyhanko.sign.signers.SimpleSigner
     name: str
+    timestamper: object | None = None  # pyhanko's HTTPTimeStamper, when a URL is given
 
 
 def _private_key(path: Path):
@@ -82,7 +89,21 @@ def signer_name(cert) -> str:
     return subject.get("common_name") or cert.subject.human_friendly
 
 
-def load(key_path: Path, cert_path: Path) -> Credentials:
+def timestamper(url: str | None):
+    """The RFC 3161 client of a time-stamping authority's http(s) URL (None: none)."""
+    if url is None:
+        return None
+    from urllib.parse import urlsplit
+
+    from pyhanko.sign.timestamps import HTTPTimeStamper
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SigningError(f"{url}: a time-stamping authority's URL is http:// or https://")
+    return HTTPTimeStamper(url, timeout=TIMESTAMP_TIMEOUT)
+
+
+def load(key_path: Path, cert_path: Path, timestamp_url: str | None = None) -> Credentials:
     """Load and check a key and its certificate before anything is audited or written:
     a key that does not belong to the certificate would give a signature that fails."""
     from cryptography.hazmat.primitives import serialization
@@ -105,7 +126,7 @@ def load(key_path: Path, cert_path: Path) -> Credentials:
         signing_key=translate_pyca_cryptography_key_to_asn1(key),
         cert_registry=SimpleCertificateStore.from_certs(certs),
     )
-    return Credentials(signer, signer_name(certs[0]))
+    return Credentials(signer, signer_name(certs[0]), timestamper(timestamp_url))
 
 
 def reason(name: str, report_id: str) -> str:
@@ -163,6 +184,7 @@ def sign(pdf: Path, credentials: Credentials, report_id: str) -> str:
     leaves the unsigned report whole); returns the signature's reason."""
     from pyhanko.sign import fields, signers
     from pyhanko.sign.general import SigningError as PyHankoSigningError
+    from pyhanko.sign.timestamps import TimestampRequestError
 
     why = reason(credentials.name, report_id)
     with pdf.open("rb") as handle:
@@ -177,9 +199,19 @@ def sign(pdf: Path, credentials: Credentials, report_id: str) -> str:
         )
         signed = io.BytesIO()
         try:
-            signers.sign_pdf(writer, meta, signer=credentials.signer, output=signed)
+            signers.sign_pdf(
+                writer,
+                meta,
+                signer=credentials.signer,
+                timestamper=credentials.timestamper,
+                output=signed,
+            )
         except PyHankoSigningError as exc:  # e.g. a certificate not meant for signing
             raise SigningError(f"{pdf}: {exc}") from None
+        except TimestampRequestError as exc:  # the authority did not answer, or refused
+            url, cause = credentials.timestamper.url, exc.__cause__
+            why = f"{exc} ({cause})" if cause else str(exc)
+            raise SigningError(f"no time stamp from {url}: {why}") from None
     partial = pdf.with_name(pdf.name + ".signing")
     partial.write_bytes(signed.getvalue())
     partial.replace(pdf)

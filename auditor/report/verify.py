@@ -9,7 +9,10 @@ What a reader in a hearing needs to know, checked from the PDF alone:
   the file after it is no more than further signatures, time stamps and validation data;
 - who signed, when and why, and whether the certificate comes from an authority the
   reader named as trusted (`trusted`): a self-signed certificate shows the document is
-  unchanged since its key signed it, not who holds the key.
+  unchanged since its key signed it, not who holds the key;
+- a signature's time stamp, where it carries one (RFC 3161): intact, by which
+  time-stamping authority, at what time, and whether that authority is trusted, on the
+  same terms as the signer.
 
 A report without a signature is not verified (its text and files could have been
 changed together), unless unsigned reports are allowed: then the evidence alone is
@@ -211,6 +214,23 @@ def _trust(status, trusted: list) -> tuple[bool, str]:
     return False, "certificate not trusted: it is none of, nor issued by, the --trust ones"
 
 
+def _stamp(status, trusted: list) -> tuple[bool, str]:
+    """The time stamp on a signature, if any: whether it holds, and what to say of it.
+    Without one the time is the signer's own clock, which is said, not failed."""
+    stamp = status.timestamp_validity
+    if stamp is None:
+        return True, "no time stamp (the time is the signer's clock)"
+    tsa = stamp.signing_cert.subject.human_friendly
+    when = stamp.timestamp.isoformat(timespec="seconds")
+    if not (stamp.intact and stamp.valid):
+        return False, f"time stamp of {when} by {tsa} BROKEN (it does not match the signature)"
+    if stamp.trusted or stamp.signing_cert.sha256 in {c.sha256 for c in trusted}:
+        return True, f"time-stamped {when} by {tsa}, an authority trusted (named with --trust)"
+    if not trusted:
+        return True, f"time-stamped {when} by {tsa} (authority not judged: name it with --trust)"
+    return False, f"time-stamped {when} by {tsa}, an authority none of the --trust ones vouch for"
+
+
 def _changed_after(status) -> str | None:
     """What was changed after the signature, if more than further signing and
     validation data (timestamps, certificates, revocation data)."""
@@ -239,10 +259,12 @@ def _check_signature(sig, status, trusted: list, verdict: Verdict) -> None:
         )
         return
     trusted_ok, trust_text = _trust(status, trusted)
+    stamp_ok, stamp_text = _stamp(status, trusted)
     fingerprint = status.signing_cert.sha256.hex()
     verdict.add(
-        trusted_ok,
-        f"{head}: intact, covers the report; {trust_text}; certificate SHA-256 {fingerprint}",
+        trusted_ok and stamp_ok,
+        f"{head}: intact, covers the report; {trust_text}; certificate SHA-256 {fingerprint}; "
+        f"{stamp_text}",
     )
 
 
