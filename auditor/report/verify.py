@@ -200,13 +200,21 @@ def _when(status) -> str:
     return moment.isoformat(timespec="seconds") if moment else "an unstated time"
 
 
+def _vouched_for(status, trusted: list) -> bool | None:
+    """Whether the --trust certificates vouch for the one that signed (a signature or a
+    time stamp): it chains to one of them, or is one of them (a self-signed one cannot
+    chain); None when none were named, and nothing is judged."""
+    if status.trusted or status.signing_cert.sha256 in {c.sha256 for c in trusted}:
+        return True
+    return False if trusted else None
+
+
 def _trust(status, trusted: list) -> tuple[bool, str]:
-    """Whether the signer is trusted: the certificate chains to a named root, or is
-    itself one of the named certificates (a self-signed one cannot chain)."""
-    fingerprints = {c.sha256 for c in trusted}
-    if status.trusted or status.signing_cert.sha256 in fingerprints:
+    """Whether the signer is trusted, and what to say of it."""
+    vouched = _vouched_for(status, trusted)
+    if vouched:
         return True, "certificate trusted (named with --trust)"
-    if not trusted:
+    if vouched is None:
         return True, (
             "certificate not from a trusted authority (self-signed or issuer unknown; "
             "name it with --trust to check it)"
@@ -224,9 +232,10 @@ def _stamp(status, trusted: list) -> tuple[bool, str]:
     when = stamp.timestamp.isoformat(timespec="seconds")
     if not (stamp.intact and stamp.valid):
         return False, f"time stamp of {when} by {tsa} BROKEN (it does not match the signature)"
-    if stamp.trusted or stamp.signing_cert.sha256 in {c.sha256 for c in trusted}:
+    vouched = _vouched_for(stamp, trusted)
+    if vouched:
         return True, f"time-stamped {when} by {tsa}, an authority trusted (named with --trust)"
-    if not trusted:
+    if vouched is None:
         return True, f"time-stamped {when} by {tsa} (authority not judged: name it with --trust)"
     return False, f"time-stamped {when} by {tsa}, an authority none of the --trust ones vouch for"
 
