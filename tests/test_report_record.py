@@ -102,7 +102,14 @@ class Audited:
     def __init__(self, root: Path, house: Path, out: Path, key: Path, cert: Path):
         self.root, self.house, self.out, self.key, self.cert = root, house, out, key, cert
         self.pdf = out / "report.pdf"
+        # the signing options with this audit's signer
+        self.signing = ["--sign-key", str(key), "--sign-cert", str(cert)]
         self.summary = json.loads((out / "summary.json").read_text())
+
+    def audit_again(self, out: Path, *options: str):
+        """The same logs audited again into OUT, with OPTIONS."""
+        return _run("audit", str(self.root / "logs"), "--house", str(self.house), "--out",
+                    str(out), *options)
 
 
 @pytest.fixture(scope="module")
@@ -274,9 +281,7 @@ def test_a_folder_without_the_house_rules_says_so(audited, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     summary["house_rules"]["path"] = str(tmp_path / "moved" / "house.toml")
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    result = _run(
-        "report", str(out), "--sign-key", str(audited.key), "--sign-cert", str(audited.cert)
-    )
+    result = _run("report", str(out), *audited.signing)
     assert result.exit_code == 0, result.output
     assert set(_attachments(out / "report.pdf")) == {"findings.csv", "summary.json"}
     assert (
@@ -488,19 +493,7 @@ def test_signing_options_are_checked_before_any_work(audited, tmp_path):
         "report", str(audited.out), "--sign-key", str(audited.key), "--sign-cert", str(other)
     )
     assert mismatch.exit_code == 2 and "is not the key of the certificate" in mismatch.output
-    no_report = _run(
-        "audit",
-        str(audited.root / "logs"),
-        "--house",
-        str(audited.house),
-        "--out",
-        str(tmp_path / "x"),
-        "--no-report",
-        "--sign-key",
-        str(audited.key),
-        "--sign-cert",
-        str(audited.cert),
-    )
+    no_report = audited.audit_again(tmp_path / "x", "--no-report", *audited.signing)
     assert no_report.exit_code == 2 and "--no-report" in no_report.output
     assert not (tmp_path / "x").exists()
 
@@ -572,8 +565,7 @@ def stamped(audited, unsigned, authority, tmp_path_factory) -> Path:
     """The unsigned folder signed by `auditor report`, time-stamped by the authority."""
     out = tmp_path_factory.mktemp("stamped") / "out"
     shutil.copytree(unsigned, out)
-    result = _run("report", str(out), "--sign-key", str(audited.key), "--sign-cert",
-                  str(audited.cert), "--timestamp-url", authority.url)
+    result = _run("report", str(out), *audited.signing, "--timestamp-url", authority.url)
     assert result.exit_code == 0, result.output
     assert "time-stamped by " + authority.url in result.output
     assert authority.server.asked and set(authority.server.asked) == {"application/timestamp-query"}
@@ -620,8 +612,7 @@ def test_a_changed_time_stamp_fails_verification(stamped, authority, tmp_path):
 def test_an_authority_that_does_not_answer_leaves_the_report_unsigned(audited, unsigned, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(unsigned, out)
-    result = _run("report", str(out), "--sign-key", str(audited.key), "--sign-cert",
-                  str(audited.cert), "--timestamp-url", "http://127.0.0.1:9/tsa")
+    result = _run("report", str(out), *audited.signing, "--timestamp-url", "http://127.0.0.1:9/tsa")
     assert result.exit_code == 2, result.output
     assert "no time stamp from http://127.0.0.1:9/tsa" in result.output
     assert "the report is written, unsigned" in result.output
@@ -631,10 +622,9 @@ def test_an_authority_that_does_not_answer_leaves_the_report_unsigned(audited, u
 def test_timestamp_url_is_checked_before_any_work(audited, tmp_path):
     alone = _run("report", str(audited.out), "--timestamp-url", "http://127.0.0.1:9/")
     assert alone.exit_code == 2 and "give --sign-key too" in alone.output
-    scheme = _run("report", str(audited.out), "--sign-key", str(audited.key), "--sign-cert",
-                  str(audited.cert), "--timestamp-url", "ftp://tsa.example/")
+    scheme = _run("report", str(audited.out), *audited.signing, "--timestamp-url",
+                  "ftp://tsa.example/")
     assert scheme.exit_code == 2 and "is http:// or https://" in scheme.output
-    no_report = _run("audit", str(audited.root / "logs"), "--house", str(audited.house),
-                     "--out", str(tmp_path / "x"), "--no-report", "--timestamp-url",
-                     "http://127.0.0.1:9/")
+    no_report = audited.audit_again(tmp_path / "x", "--no-report", "--timestamp-url",
+                                    "http://127.0.0.1:9/")
     assert no_report.exit_code == 2 and not (tmp_path / "x").exists()
