@@ -125,6 +125,15 @@ def _audit(log: Path, house: Path, out: Path, rounds: int) -> None:
     print(f"findings: {findings.height} (a clean simulated log should have none)")
 
 
+@contextlib.contextmanager
+def work_folder(keep: Path | None):
+    """The folder a benchmark keeps its log in (`--keep`), else a temporary one."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        yield folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="baccarat", choices=["baccarat", "blackjack"])
@@ -134,9 +143,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path,
                         help="folder to keep the generated log in (reused when it is there)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = args.keep or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
+    with work_folder(args.keep) as folder:
         log, house = folder / f"{args.game}.parquet", folder / "house.toml"
         if not (args.keep and log.exists() and house.exists()):
             log, house = _generate(args.game, args.rounds, args.tables, args.seed, folder)

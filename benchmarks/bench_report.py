@@ -18,11 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
-from bench_audit import _machine_reference, timed_audit, timed_process
+from bench_audit import _machine_reference, timed_audit, timed_process, work_folder
 
 from auditor.simulate import baccarat
 from auditor.simulate.writer import write_events, write_house_rules
@@ -95,9 +94,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path,
                         help="folder to keep the log and its audit in (reused when there)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = args.keep or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
+    with work_folder(args.keep) as folder:
         out = _prepare(folder)
         findings = json.loads((out / "summary.json").read_text())["findings"]["total"]
         _machine_reference()
