@@ -6,6 +6,7 @@ when there are several: memory follows the part in flight, not the log.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
+from . import budget
 from . import findings as fnd
 from .audit_context import GameContext, gaps_of, table_settings
 from .audit_part import (
@@ -31,7 +33,7 @@ from .audit_part import (
     run_part,
 )
 from .house import HouseRules
-from .ingest import storage
+from .ingest import compact, spill, storage
 from .ingest.partition import Log, open_log
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
@@ -58,33 +60,74 @@ class AuditResult:
     on: date  # the day whose ruleset applies: the first day of the logs
     rule_ids: list[str]  # rules applied
     contexts: dict[str, GameContext] = field(default_factory=dict)  # per game, with its frames
+    plan: Plan | None = None  # how the audit ran: its budget, its parts and where
 
     @property
     def scope(self) -> Scope:
         return self.totals.scope
 
 
-# Rows of one part of the log: the log is read, checked and audited a part of whole
-# tables at a time, so the memory an audit takes follows the part, not the log.
+# Rows of one part of the log, at most: the log is read, checked and audited a part of
+# whole tables at a time, so the memory an audit takes follows the part, not the log
+# (the budget may make parts smaller: budget.Budget.part_rows)
 PART_ROWS = 3_000_000
 
 
-def _parts(log: Log) -> list[list[str] | None]:
-    """Tables in parts of about PART_ROWS rows (a table is never split: its shoes and
-    rounds are judged in order); a log of one part is read whole (None: every
-    table). Rules that compare tables (a pit's) judge their evidence across parts."""
-    if log.table_rows["rows"].sum() <= PART_ROWS:
+@dataclass(frozen=True)
+class Plan:
+    """How the audit runs: its memory budget, its parts and where they run."""
+
+    budget: int  # bytes
+    parts: int
+    where: str  # "here" (this process), "worker" (one local worker process), "workers",
+    # "cluster"
+    workers: int  # processes or cluster workers the parts can use
+    text: str  # "none", "read whole" or "spilled"
+    part_rows: int  # rows a part may hold
+
+    def as_dict(self) -> dict:
+        return {"memory_budget_gb": round(self.budget / budget.GB, 2), "parts": self.parts,
+                "where": self.where, "workers": self.workers, "text_files": self.text,
+                "part_rows_at_most": self.part_rows}
+
+    def sentence(self) -> str:
+        """What the console says of it."""
+        places = {"here": "in this process", "worker": "in one worker process",
+                  "workers": f"on {self.workers} local worker processes",
+                  "cluster": f"on a Dask cluster of {self.workers} worker thread(s)"}
+        parts = "one part" if self.parts == 1 else f"{self.parts} parts"
+        return (f"audited in {parts} of whole tables {places[self.where]}, within a memory "
+                f"budget of {budget.in_gb(self.budget)} GB")
+
+
+def _parts(log: Log, part_rows: int | None = None,
+           slots: int = 1) -> list[list[str]] | list[None]:
+    """Tables in parts of at most `part_rows` rows (PART_ROWS where not said; a table
+    is never split: its shoes and rounds are judged in order, and a larger one is a
+    part of its own), and at least as many parts as `slots` (workers to take them)
+    where there are as many tables. A log of one part audited where it is read is read
+    whole (None: every table). Rules that compare tables (a pit's) judge their evidence
+    across parts."""
+    part_rows = min(PART_ROWS, part_rows or PART_ROWS)
+    if slots <= 1 and log.table_rows["rows"].sum() <= part_rows:
         return [None]
-    sizes = log.table_rows.filter(pl.col("table_id").is_not_null())
-    parts: list[list[str]] = [[]]
-    rows = 0
+    sizes = log.table_rows.filter(pl.col("table_id").is_not_null()).sort(
+        "rows", "table_id", descending=[True, False])
+    total = int(sizes["rows"].sum())
+    count = max(min(slots, sizes.height), -(-total // max(part_rows, 1)), 1)
+    # the largest tables first, each to the part holding the fewest rows: parts about
+    # equal, so that workers finish together; a part full at part_rows takes no more
+    parts: list[list[str]] = [[] for _ in range(count)]
+    rows = [0] * count
     for table_id, length in sizes.select("table_id", "rows").iter_rows():
-        if parts[-1] and rows + length > PART_ROWS:
+        lightest = min(range(len(parts)), key=rows.__getitem__)
+        if parts[lightest] and rows[lightest] + length > part_rows:
             parts.append([])
-            rows = 0
-        parts[-1].append(table_id)
-        rows += length
-    return parts
+            rows.append(0)
+            lightest = len(parts) - 1
+        parts[lightest].append(table_id)
+        rows[lightest] += length
+    return sorted((sorted(p) for p in parts if p), key=lambda p: p[0]) or [[]]
 
 
 # The worker's allocator (polars' jemalloc) keeps freed memory for 2 s before giving
@@ -263,6 +306,16 @@ class _Pool:
                 self._executor = ProcessPoolExecutor(
                     self.workers, mp_context=multiprocessing.get_context("spawn"))
 
+    def slots(self) -> tuple[int, list[int]]:
+        """Parts that can run at once (the cluster's worker threads, or the local
+        processes), and each cluster worker's memory limit (0: none)."""
+        self.start()
+        if self._client is None:
+            return self.workers, []
+        workers = self._client.scheduler_info(n_workers=-1)["workers"].values()
+        return (max(1, sum(w.get("nthreads", 1) for w in workers)),
+                [int(w.get("memory_limit") or 0) for w in workers])
+
     def parts(self, setting: Setting, jobs: list[Job]) -> Iterator[PartResult]:
         self.start()
         steps = [job[:4] for job in jobs]
@@ -321,7 +374,7 @@ def _row_offsets(log: Log, parts: list[list[str]]) -> list[int]:
 def _audit_parts(setting: Setting, parts: list[list[str] | None], worker: _Worker | _Pool,
                  progress: Progress) -> Iterator[PartResult]:
     steps = sum(len(r) for r in game_rules().values())
-    if len(parts) == 1:
+    if parts == [None]:  # the whole log, here
         done = [0]
 
         def tick(stage: str) -> None:
@@ -332,11 +385,11 @@ def _audit_parts(setting: Setting, parts: list[list[str] | None], worker: _Worke
         return
     offsets = _row_offsets(setting.log, parts)
     jobs = _jobs(parts, offsets)
-    if setting.log.may_have_orphans:
+    if setting.log.may_have_orphans and len(parts) > 1:
         # rows whose round is unknown are read with the first part, and the rounds
         # around them may be in any table: the other parts wait for them
         progress(f"auditing part 1 of {len(parts)}", 0, len(parts))
-        first = audit_part(setting, *jobs[0][:4])
+        first = next(iter(worker.parts(setting, [(*jobs[0][:4], None)])))
         yield first
         jobs = _jobs(parts, offsets, first.orphans, start=1)
     for done, result in enumerate(worker.parts(setting, jobs), start=len(parts) - len(jobs) + 1):
@@ -362,6 +415,7 @@ def run(
     workdir: Path | None = None,
     workers: int = 1,
     cluster: str | None = None,
+    memory: int | None = None,
 ) -> AuditResult:
     """Audit the logs. `context`: logs read only to give the audited rounds their
     history (never reported themselves); `window`: only the rounds that start within it
@@ -369,7 +423,10 @@ def run(
     files are spilled by table (ingest.spill), in a folder of its own removed at the end
     (by default in the system's temporary folder). `workers` (above 1) audits the parts
     on that many local processes, `cluster` (a Dask scheduler's address) on its workers;
-    every text file is then spilled, so that each part reads its tables only.
+    every text file is then spilled, so that each part reads its tables only. `memory`:
+    the budget in bytes (None: budget.default_bytes()) the parts, the held rows and the
+    spill are planned within; a log that cannot fit it is refused (AuditError) before
+    its parts are read.
 
     A log of several parts is audited in a worker process started with spawn: a script
     calling this must do so under `if __name__ == "__main__":`."""
@@ -377,24 +434,36 @@ def run(
     if both:
         raise AuditError(f"{sorted(both)[0]} is given both as a log to audit and as context")
     side_by_side = workers > 1 or cluster is not None
+    limit = budget.Budget(memory or budget.default_bytes(), workers if workers > 1 else 0,
+                          cluster is not None)
+    try:
+        limit.check_floor()
+    except budget.BudgetError as exc:
+        raise AuditError(str(exc)) from None
     worker = _Pool(workers, cluster) if side_by_side else _Worker()
     try:
         if _likely_rows([*sources, *context]) > PART_ROWS or side_by_side:
             worker.start()
         with storage.work_folder(workdir) as spilled:
-            return _run(sources, list(context), window, house, rs, worker, progress, spilled)
+            return _run(sources, list(context), window, house, rs, worker, progress, spilled,
+                        limit)
     finally:
         worker.stop()
 
 
 def _run(sources: list[Source], context: list[Source], window: Window | None,
          house: HouseRules, rs: Rulesets, worker: _Worker | _Pool, progress: Progress,
-         workdir: Path) -> AuditResult:
-    log = open_log([*sources, *context], workdir, spill_all=isinstance(worker, _Pool))
+         workdir: Path, limit: budget.Budget) -> AuditResult:
+    every = [*sources, *context]
+    text = spill.text_bytes(every)
+    hold = limit.held_rows(compact.ROWS_AT_MOST)
+    log = open_log(every, workdir, spill_all=isinstance(worker, _Pool),
+                   spill_text=not limit.holds_text(text), hold_rows=hold,
+                   chunk_bytes=limit.chunk_bytes())
     log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
     on = _first_day(log, len(sources), window)
     setting = Setting(log, house, rs, on)
-    parts = _parts(log)
+    plan, parts = _planned(log, limit, worker, text)
     rules = game_rules()
     applied = [r.id for r in catalog.REGISTRY.all() if r.scope in ("input", "house")]
     applied += [r.id for game in GAMES for r in rules[game]]
@@ -421,7 +490,37 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
                                                       on)
     totals.problems = problems_deduplicated(totals.problems, totals.missing_rows)
     findings = fnd.order(pl.concat([fnd.from_problems(totals.problems, log.files), *found]))
-    return AuditResult(totals, findings, house, rs, on, applied, contexts)
+    return AuditResult(totals, findings, house, rs, on, applied, contexts, plan)
+
+
+def _planned(log: Log, limit: budget.Budget, worker: _Worker | _Pool,
+             text: int) -> tuple[Plan, list[list[str]] | list[None]]:
+    """The parts of the log within the budget, sized for the workers that take them;
+    an AuditError where its largest table cannot fit a part."""
+    slots, limits = worker.slots() if isinstance(worker, _Pool) else (1, [])
+    if limit.cluster:
+        limit = dataclasses.replace(limit, part_rows_there=budget.cluster_part_rows(limits))
+    held = min(log.parquet_rows, log.rows_held_at_most)  # none where parts run side by side
+    room = limit.part_rows(1 << 62, held)
+    tables = log.table_rows.drop_nulls("table_id")
+    if tables.height and int(tables["rows"].max()) > room:
+        largest = tables.sort("rows", descending=True).row(0)
+        needed = limit.needed_for(largest[1], held)
+        where = "on the cluster's workers (their memory limit)" if limit.cluster else (
+            f"within the memory budget of {budget.in_gb(limit.bytes)} GB")
+        advice = ("give the cluster's workers more memory" if limit.cluster else
+                  f"set --memory {budget.in_gb(needed)} or more"
+                  + (", or fewer --workers" if limit.workers > 1 else ""))
+        raise AuditError(
+            f"table {largest[0]} has {largest[1]:,} rows, more than a part can hold "
+            f"{where} ({room:,} rows); a table is never split, so {advice}; nothing "
+            "was audited")
+    parts = _parts(log, room, slots)
+    where = ("cluster" if limit.cluster else "workers" if limit.workers > 1
+             else "here" if parts == [None] else "worker")
+    spilled = any(h.spilled is not None and h.source.encoding != "parquet" for h in log.held)
+    kind = "none" if not text else "spilled" if spilled else "read whole"
+    return Plan(limit.bytes, len(parts), where, slots, kind, min(room, PART_ROWS)), parts
 
 
 def _first_day(log: Log, audited: int, window: Window | None) -> date:

@@ -207,6 +207,16 @@ def main() -> None:
     "fsspec URL (s3://bucket/work) that every worker of --cluster can reach.",
 )
 @click.option(
+    "--memory",
+    metavar="GB",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="The memory the audit may use, in GB (2^30 bytes): its parts, held rows and spill "
+    "are planned within it, and a log whose largest table cannot fit is refused before it "
+    "is read (exit 2). Default: 3/4 of the machine's memory (or of its control group's "
+    "limit).",
+)
+@click.option(
     "--store",
     "store_url",
     metavar="URL",
@@ -220,7 +230,7 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
           context_logs, gaming_day, start, until, workers, cluster, workdir, quiet,
-          store_url=None, sign_key=None, sign_cert=None, timestamp_url=None):
+          memory=None, store_url=None, sign_key=None, sign_cert=None, timestamp_url=None):
     """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
     from . import audit as audit_mod
     from . import details as dtl
@@ -252,9 +262,14 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
             workdir = _work_folder(workdir)
         result = audit_mod.run(sources, house, rs, progress=progress, context=context,
                                window=window, workdir=workdir, workers=workers,
-                               cluster=cluster)
+                               cluster=cluster,
+                               memory=None if memory is None else int(memory * (1 << 30)))
     except audit_mod.AuditError as exc:
         raise Failure(f"the audit stopped: {exc}") from None
+    if not quiet and result.plan is not None:
+        if sys.stderr.isatty():
+            click.echo("", err=True)
+        click.echo(f"auditor: {result.plan.sentence()}", err=True)
     progress("writing findings")
     fnd.write(result.findings, out)
     summary = summ.build(result, datetime.now().astimezone())

@@ -234,6 +234,8 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
         "money": _money(findings, registry_over),
         "dealers": _per_dealer(result, registry_over),
         "rules_applied": result.rule_ids,
+        # how the audit ran: its memory budget, its parts and where they ran
+        "execution": result.plan.as_dict() if result.plan is not None else None,
     }
 
 

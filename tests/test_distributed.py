@@ -13,8 +13,9 @@ from datetime import UTC, date, datetime
 
 import polars as pl
 import pytest
+from summaries import audited
 
-from auditor import audit, summary
+from auditor import audit
 from auditor.house import load as load_house
 from auditor.ingest.sources import expand
 from auditor.rulesets import load_rulesets
@@ -49,7 +50,7 @@ def floor(tmp_path_factory):
 def _same(result, whole) -> None:
     assert whole.findings.height > 0
     assert result.findings.equals(whole.findings)
-    assert summary.build(result, RUN_AT) == summary.build(whole, RUN_AT)
+    assert audited(result, RUN_AT) == audited(whole, RUN_AT)
 
 
 def test_parts_on_two_local_processes_give_the_single_process_audit(floor, monkeypatch):

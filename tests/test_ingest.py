@@ -11,8 +11,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 from casefiles import DEFAULT_HOUSE, expand_events, write_file
+from summaries import audited
 
-from auditor import audit, summary
+from auditor import audit
 from auditor.details import round_details
 from auditor.house import load as load_house
 from auditor.house import parse as parse_house
@@ -179,7 +180,7 @@ def test_sample_read_in_parts_reports_the_same(sample, part_rows, monkeypatch):
     assert whole.findings.height > 0
     assert parted.findings.equals(whole.findings)
     run_at = datetime(2026, 11, 2, tzinfo=UTC)
-    assert summary.build(parted, run_at) == summary.build(whole, run_at)
+    assert audited(parted, run_at) == audited(whole, run_at)
     assert round_details(parted).equals(round_details(whole))
     assert set(parted.contexts) == set(whole.contexts)
 

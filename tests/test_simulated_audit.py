@@ -9,8 +9,9 @@ from datetime import UTC, date, datetime
 import polars as pl
 import pytest
 from planted import reporting
+from summaries import audited
 
-from auditor import audit, summary
+from auditor import audit
 from auditor.details import round_details
 from auditor.house import load as load_house
 from auditor.ingest.partition import open_log
@@ -93,5 +94,5 @@ def test_log_audited_in_parts_gives_the_same_findings_and_summary(game, tmp_path
     assert parted.findings.equals(whole.findings)
     assert set(parted.contexts) == {game}
     run_at = datetime(2026, 11, 2, tzinfo=UTC)
-    assert summary.build(parted, run_at) == summary.build(whole, run_at)
+    assert audited(parted, run_at) == audited(whole, run_at)
     assert round_details(parted).equals(round_details(whole))

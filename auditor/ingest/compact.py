@@ -16,9 +16,6 @@ one it would have read, typed and sorted.
 from __future__ import annotations
 
 import itertools
-from collections import deque
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -28,6 +25,7 @@ from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, STRING_COLUMNS, typed
 from .problems import PROBLEM_SCHEMA
 from .readers import parquet_rows
+from .threads import in_order
 
 TABLE = "table_id"
 RANK = "_rank"  # a row's place among the part's rows of its file, in file order
@@ -207,7 +205,7 @@ def read(scan: pl.LazyFrame, columns: list[str], tables: list[str], total: int,
             file_id, text=pl.String)
         return _compacted(frame, unparsed, offset, enum, texts, times)
 
-    for piece in _in_order(compacted, range(0, total, SLICE_ROWS)):
+    for piece in in_order(compacted, range(0, total, SLICE_ROWS)):
         for name, column in piece.columns.items():
             held.setdefault(name, []).append(column)
         problems.append(piece.problems)
@@ -257,22 +255,6 @@ def _compacted(frame: pl.DataFrame, unparsed: pl.DataFrame, offset: int, enum: p
         {name: frame.get_column(name) for name, (_, c) in coded.items() if c is None},
         times.offsets(frame.get_column("time")),
     )
-
-
-# Slices read and compacted at once: a slice's typing leaves a core idle at times (one
-# column's parse is long), the other slice's fills it
-_SLICES_AT_ONCE = 2
-
-
-def _in_order(work: Callable[[int], _Slice], offsets: range) -> Iterator[_Slice]:
-    """`work` done on each offset, two at a time, the results in order."""
-    offsets = iter(offsets)
-    with ThreadPoolExecutor(_SLICES_AT_ONCE) as pool:
-        pending = deque(pool.submit(work, o) for o in itertools.islice(offsets, _SLICES_AT_ONCE))
-        while pending:
-            done = pending.popleft()
-            pending.extend(pool.submit(work, o) for o in itertools.islice(offsets, 1))
-            yield done.result()
 
 
 _WIDTHS = {

@@ -6,8 +6,9 @@ table, the first day), and then read part by part: the rows of a few tables
 from every file at a time. Where every part is read in one process (the audit's
 worker), a Parquet file is read once and held typed in a few bytes a row for all
 the parts (compact); elsewhere it is scanned for each part, with the part's
-tables as the filter. A text file is read once, whole, and its untyped rows are
-held until the last part.
+tables as the filter. The text files of a small log are read once, whole, and their
+untyped rows held until the last part; those of any larger log are read a chunk at a
+time and spilled to Parquet by table (spill), judged for the log as a whole.
 
 Rows without a table cannot join a part of tables: they come with the first
 part, as do the problems of records that could not be read at all.
@@ -71,6 +72,7 @@ class Log:
     # than scan it again for each part: set where every part is read in one process
     read_once: bool = False
     scope: Scope = field(default_factory=Scope)  # what is audited, what is context only
+    hold_rows: int | None = None  # Parquet rows held at most (None: compact.ROWS_AT_MOST)
 
     def first_day_of(self, file_ids: range) -> date | None:
         """The earliest day of the files `file_ids`."""
@@ -103,6 +105,14 @@ class Log:
             else:
                 yield from ((file_id, raw) for raw in _parquet_part(held, tables, first))
 
+    @property
+    def rows_held_at_most(self) -> int:
+        return compact.ROWS_AT_MOST if self.hold_rows is None else self.hold_rows
+
+    @property
+    def parquet_rows(self) -> int:
+        return sum(h.total for h in self.held if h.spilled is None and h.columns)
+
     def _day_start(self) -> int:
         """The first day's midnight, in microseconds (0 where no time is known)."""
         if self.first_day is None:
@@ -113,7 +123,7 @@ class Log:
     def _held_typed(self, file_id: int) -> bool:
         """Whether the Parquet file is held typed, reading it now if it is not yet. It is
         read part by part instead where it cannot be read whole (a damaged slice), or
-        where holding it would hold more than compact.ROWS_AT_MOST rows of the log."""
+        where holding it would hold more than `hold_rows` rows of the log."""
         held = self.held[file_id]
         with _READING_ONCE:
             if held.typed is None and not held.scanned:
@@ -126,7 +136,7 @@ class Log:
         if held.broken or not held.columns or held.total == 0:
             return None
         held_already = sum(h.total for h in self.held if h.typed is not None)
-        if held_already + held.total > compact.ROWS_AT_MOST:
+        if held_already + held.total > self.rows_held_at_most:
             return None
         tables = self.table_rows["table_id"].drop_nulls().to_list()
         try:
@@ -156,11 +166,20 @@ def _text_part(held: _Held, tables: list[str] | None, first: bool) -> RawFile:
 # --- looking the files over -------------------------------------------------------
 
 
-def open_log(sources: list[Source], workdir: Path | None = None,
-             spill_all: bool = False) -> Log:
+def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool = False,
+             spill_text: bool | None = None, hold_rows: int | None = None,
+             chunk_bytes: int | None = None) -> Log:
     """The files looked over (rows per table, the first day), Parquet files kept where
-    they are, text files read whole, or, with a `workdir`, the large ones (`spill_all`:
-    every one) spilled there by table (spill)."""
+    they are, and the text files, judged for the log as a whole, read whole or, with a
+    `workdir`, spilled there by table a chunk at a time (`spill_text`; None: where
+    there is more text than spill.SPILL_BYTES). `spill_all`: every file is spilled
+    (parts read side by side); `hold_rows`: the Parquet rows the parts may hold typed
+    (None: compact.ROWS_AT_MOST), a larger file being spilled instead; `chunk_bytes`:
+    the text spilled at once (None: spill.CHUNK_BYTES)."""
+    if spill_text is None:
+        spill_text = spill.should_spill(sources)
+    spill_text = workdir is not None and (spill_all or spill_text)
+    hold = compact.ROWS_AT_MOST if hold_rows is None else hold_rows
     files, held, counts, days = [], [], [], []
     # each file's hash is taken while polars looks the files over (hashing lets go of
     # Python, so the two share the cores)
@@ -171,13 +190,13 @@ def open_log(sources: list[Source], workdir: Path | None = None,
             days_before = len(days)
             if source.encoding == "parquet":
                 rows, lost = _look_over_parquet(item, counts, days)
-                if workdir is not None and _spills(item, spill_all):
+                if workdir is not None and _spills(item, spill_all, hold):
                     item.spilled = spill.spill_parquet(
                         _scan_parquet(source.path), item.columns, item.total,
-                        workdir / f"file-{len(held)}", len(held), item.missing)
-            elif workdir is not None and (spill_all or spill.should_spill(source)):
-                item.spilled = spill.spill(source, workdir / f"file-{len(held)}", len(held),
-                                           counts, days, _first_day)
+                        workdir / f"file-{len(held)}", item.missing)
+            elif spill_text:
+                item.spilled = spill.spill(source, workdir / f"file-{len(held)}", counts, days,
+                                           _first_day, chunk_bytes)
                 rows, lost = item.spilled.rows, item.spilled.rows_lost
             else:
                 item.text = readers.read(source)
@@ -201,16 +220,16 @@ def open_log(sources: list[Source], workdir: Path | None = None,
         .group_by(TABLE).agg(pl.col("rows").sum()).sort(TABLE, nulls_last=True)
     )
     known = [d for d in days if d is not None]
-    return Log(files, held, table_rows, min(known) if known else None)
+    return Log(files, held, table_rows, min(known) if known else None, hold_rows=hold_rows)
 
 
-def _spills(item: _Held, spill_all: bool) -> bool:
+def _spills(item: _Held, spill_all: bool, hold: int) -> bool:
     """Whether a Parquet file is spilled by table: where it is too large to hold typed
     for all the parts (each would scan it whole), or where parts run side by side; not
     a file of one table already (a partition), nor one that cannot be read whole."""
     if item.broken or not item.columns or hive_values(item.source.path).get(TABLE):
         return False
-    return spill_all or item.total > compact.ROWS_AT_MOST
+    return spill_all or item.total > hold
 
 
 def _sha256_if_there(path: Path) -> str:

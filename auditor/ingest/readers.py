@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import zlib
 from dataclasses import dataclass, field
 
@@ -26,6 +27,12 @@ IN_FILE_UNREADABLE = "IN001"
 IN_RECORD_MALFORMED = "IN002"
 
 TEXT_SCHEMA = {c: pl.String for c in v.COLUMNS}
+# The format's integers (and JSON's booleans) typed by polars' reader as it reads them:
+# cheaper than reading them as text to parse. A file where any such value is written
+# otherwise (a JSON "3" or 3.0, a CSV " 3") makes the reader fail, and it is read as
+# text instead: parse.typed reads either the same way.
+TYPED_SCHEMA = {**TEXT_SCHEMA, **{c: pl.Int64 for c in v.INTEGER_COLUMNS},
+               "accepted": pl.Boolean}
 
 
 @dataclass
@@ -88,18 +95,40 @@ def unreadable(message: str, line: int | None = None) -> Problem:
 # --- JSON Lines -------------------------------------------------------------
 
 
+# A line that is blank, or white space only, between two others: it holds no event, and
+# polars' reader would skip it without a word, so the line numbers after it would shift
+_BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")
+_BLANK_FIRST_LINE = re.compile(rb"[ \t\r\x0b\x0c]*\n")
+
+
 def _read_jsonl(data: bytes) -> RawFile:
-    lines = data.split(b"\n")
-    if lines and lines[-1].strip() == b"":
-        lines.pop()
-    if all(line.strip() for line in lines):
-        try:
-            frame = pl.read_ndjson(io.BytesIO(data), schema=TEXT_SCHEMA)
-        except Exception:  # noqa: BLE001 - any parse failure sends us to the careful path
-            frame = None
-        if frame is not None and frame.height == len(lines):
+    """A clean file (every line an object, no blank line) is read whole by polars: what
+    is checked first are searches over the bytes, not a loop over the lines. Any other
+    is read line by line."""
+    lines = line_count(data)
+    if lines and not _BLANK_LINE.search(data) and not _BLANK_FIRST_LINE.match(data):
+        frame = _polars_jsonl(data, TYPED_SCHEMA)
+        if frame is None:
+            frame = _polars_jsonl(data, TEXT_SCHEMA)
+        if frame is not None and frame.height == lines:
             return RawFile(frame.with_columns(_line_numbers(frame.height)))
-    return _read_jsonl_by_line(lines)
+    split = data.split(b"\n")
+    if split and split[-1].strip() == b"":
+        split.pop()
+    return _read_jsonl_by_line(split)
+
+
+def _polars_jsonl(data: bytes, schema: dict) -> pl.DataFrame | None:
+    try:
+        return pl.read_ndjson(io.BytesIO(data), schema=schema)
+    except Exception:  # noqa: BLE001 - any parse failure: read otherwise
+        return None
+
+
+def line_count(data: bytes) -> int:
+    """Lines of the text, the last one counted where it holds more than white space."""
+    last = data.rfind(b"\n")
+    return data.count(b"\n") + (1 if data[last + 1:].strip() else 0)
 
 
 def _line_numbers(n: int, start: int = 1) -> pl.Series:
@@ -189,8 +218,44 @@ def missing_columns(columns: list[str]) -> list[str]:
     return [c for c in v.COLUMNS if c not in columns]
 
 
+# An empty line of a CSV file holds no event (polars' reader would make it a row of nulls)
+_BLANK_CSV_LINE = re.compile(rb"\n\r?\n")
+
+
 def _read_csv_fast(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[Problem]]:
-    """Unquoted CSV: a row is bad when its comma count differs from the header's."""
+    """Unquoted CSV. A clean file (no empty line, as many commas as its rows need and
+    no row with more fields than the header) is read whole by polars, checked by
+    searches over the bytes; any other row by row, a row bad when its comma count
+    differs from the header's."""
+    width = len(header)
+    rows = line_count(data) - 1
+    if rows > 0 and not _BLANK_CSV_LINE.search(data) \
+            and data.count(b",") == (width - 1) * (rows + 1):
+        frame = _polars_csv(data, header, TYPED_SCHEMA)
+        if frame is None:
+            frame = _polars_csv(data, header)
+        if frame is not None and frame.height == rows:
+            return frame.with_columns(_line_numbers(rows, start=2)), []
+    return _read_csv_checked(data, header)
+
+
+def _polars_csv(data: bytes, header: list[str],
+                types: dict | None = None) -> pl.DataFrame | None:
+    """The CSV read by polars, every column as text, or (`types`) the format's integers
+    as integers: a file with any that is not one plainly ("3.0", " 3") fails, and is
+    read as text instead."""
+    schema = {name: pl.String for name in header}
+    if types is not None:
+        schema |= {name: pl.Int64 for name in header if types.get(name) == pl.Int64}
+    try:
+        return pl.read_csv(data, infer_schema=False, has_header=True, schema=schema)
+    except Exception:  # noqa: BLE001 - e.g. bad UTF-8 or a ragged row: read it carefully
+        return None
+
+
+def _read_csv_checked(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[Problem]]:
+    """Unquoted CSV with some row out of shape: the rows whose comma count is the
+    header's are read by polars, each other is a problem at its line."""
     width = len(header)
     lines = data.split(b"\n")
     good: list[bytes] = [lines[0]]
@@ -206,14 +271,8 @@ def _read_csv_fast(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[P
             continue
         good.append(stripped)
         numbers.append(number)
-    try:
-        frame = pl.read_csv(
-            b"\n".join(good),
-            infer_schema=False,
-            schema={name: pl.String for name in header},
-            has_header=True,
-        )
-    except Exception:  # noqa: BLE001 - e.g. bad UTF-8: fall back to the careful path
+    frame = _polars_csv(b"\n".join(good), header)
+    if frame is None:
         return _read_csv_by_row(data, header)
     return frame.with_columns(pl.Series(v.LINE, numbers, dtype=pl.Int64)), problems
 
