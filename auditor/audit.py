@@ -33,7 +33,7 @@ from .audit_part import (
     run_part,
 )
 from .house import HouseRules
-from .ingest import compact, spill, storage
+from .ingest import chunks, compact, spill, storage
 from .ingest.partition import Log, open_log
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
@@ -147,7 +147,6 @@ WORKER_ENVIRONMENT = {
 # importing polars) overlaps that look rather than following it. Bytes per row, about
 # (of the simulated logs); a gzip file holds about six times more rows per byte.
 _BYTES_PER_ROW = {"parquet": 6, "csv": 80, "jsonl": 200}
-_GZIP_RATIO = 6
 
 
 def _context_of_findings(game: str, kept: pl.DataFrame, unauditable: pl.DataFrame,
@@ -402,7 +401,7 @@ def _likely_rows(sources: list[Source]) -> int:
     for source in sources:
         if source.path.is_file():
             per_row = _BYTES_PER_ROW.get(source.encoding, 80)
-            per_row /= _GZIP_RATIO if source.gzip else 1
+            per_row /= chunks.GZIP_RATIO if source.gzip else 1
             rows += int(source.path.stat().st_size / per_row)
     return rows
 

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ingest import spill, threads
+from .ingest import chunks, threads
 
 GB = 1 << 30
 
@@ -85,10 +85,10 @@ class Budget:
         return 1 + max(self.workers, 1)
 
     def chunk_bytes(self) -> int:
-        """Text parsed at once while spilling: spill.CHUNK_BYTES, or less where the
+        """Text parsed at once while spilling: chunks.CHUNK_BYTES, or less where the
         budget beside the processes cannot hold threads.AT_ONCE of them parsed."""
         room = self.bytes - self.local_processes * PROCESS_BYTES
-        return min(spill.CHUNK_BYTES,
+        return min(chunks.CHUNK_BYTES,
                    max(SMALLEST_CHUNK_BYTES, room // (threads.AT_ONCE * SPILL_FACTOR)))
 
     def check_floor(self) -> None:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from auditor import audit, report, summary
 from auditor.cli import main
 from auditor.house import load as load_house
-from auditor.ingest import spill
+from auditor.ingest import chunks, spill
 from auditor.ingest.sources import expand
 from auditor.rulesets import load_rulesets
 from auditor.scope import Window
@@ -210,7 +210,7 @@ def test_a_spilled_log_carries_the_dealer(tmp_path, monkeypatch):
     house, rs = _house(tmp_path, tables)
     whole = audit.run(expand([str(log)]), house, rs)
     monkeypatch.setattr(spill, "SPILL_BYTES", 0)
-    monkeypatch.setattr(spill, "CHUNK_BYTES", 5_000)  # many chunks
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 5_000)  # many chunks
     work = tmp_path / "work"
     work.mkdir()
     spilled = audit.run(expand([str(log)]), house, rs, workdir=work)

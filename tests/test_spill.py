@@ -12,7 +12,7 @@ import pytest
 
 from auditor import audit, summary
 from auditor.house import load as load_house
-from auditor.ingest import compact, spill
+from auditor.ingest import chunks, compact, spill
 from auditor.ingest.sources import expand
 from auditor.rulesets import load_rulesets
 from auditor.simulate import baccarat, blackjack
@@ -52,7 +52,7 @@ def test_a_spilled_log_audits_as_one_read_whole(game, encoding, tmp_path, monkey
                        date(2026, 11, 1))
     whole = audit.run(expand([str(log)]), house, rs)
     monkeypatch.setattr(spill, "SPILL_BYTES", 0)
-    monkeypatch.setattr(spill, "CHUNK_BYTES", 20_000)  # many chunks, lines cut anywhere
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 20_000)  # many chunks, lines cut anywhere
     work = tmp_path / "work"
     work.mkdir()
     spilled = audit.run(expand([str(log)]), house, rs, workdir=work)

@@ -175,7 +175,7 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
     there is more text than spill.SPILL_BYTES). `spill_all`: every file is spilled
     (parts read side by side); `hold_rows`: the Parquet rows the parts may hold typed
     (None: compact.ROWS_AT_MOST), a larger file being spilled instead; `chunk_bytes`:
-    the text spilled at once (None: spill.CHUNK_BYTES)."""
+    the text spilled at once (None: chunks.CHUNK_BYTES)."""
     if spill_text is None:
         spill_text = spill.should_spill(sources)
     spill_text = workdir is not None and (spill_all or spill_text)
@@ -193,10 +193,10 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
                 if workdir is not None and _spills(item, spill_all, hold):
                     item.spilled = spill.spill_parquet(
                         _scan_parquet(source.path), item.columns, item.total,
-                        workdir / f"file-{len(held)}", item.missing)
+                        workdir / f"file-{len(held)}", len(held), item.missing)
             elif spill_text:
-                item.spilled = spill.spill(source, workdir / f"file-{len(held)}", counts, days,
-                                           _first_day, chunk_bytes)
+                item.spilled = spill.spill(source, workdir / f"file-{len(held)}", len(held),
+                                           counts, days, _first_day, chunk_bytes)
                 rows, lost = item.spilled.rows, item.spilled.rows_lost
             else:
                 item.text = readers.read(source)

@@ -101,12 +101,12 @@ _BLANK_LINE = re.compile(rb"\n[ \t\r\x0b\x0c]*\n")
 _BLANK_FIRST_LINE = re.compile(rb"[ \t\r\x0b\x0c]*\n")
 
 
-def _read_jsonl(data: bytes) -> RawFile:
+def _read_jsonl(data: bytes, newlines: int | None = None) -> RawFile:
     """A clean file (every line an object, no blank line) is read whole by polars: what
     is checked first are searches over the bytes, not a loop over the lines. Any other
-    is read line by line."""
-    lines = line_count(data)
-    if lines and not _BLANK_LINE.search(data) and not _BLANK_FIRST_LINE.match(data):
+    is read line by line. `newlines`: the line breaks in `data`, where counted already."""
+    lines = clean_jsonl_lines(data, newlines)
+    if lines:
         frame = _polars_jsonl(data, TYPED_SCHEMA)
         if frame is None:
             frame = _polars_jsonl(data, TEXT_SCHEMA)
@@ -118,6 +118,14 @@ def _read_jsonl(data: bytes) -> RawFile:
     return _read_jsonl_by_line(split)
 
 
+def clean_jsonl_lines(data: bytes, newlines: int | None = None) -> int | None:
+    """The lines of JSON Lines text where none is blank (polars' reader then reads one
+    record a line, or fails), else None."""
+    if _BLANK_LINE.search(data) or _BLANK_FIRST_LINE.match(data):
+        return None
+    return line_count(data, newlines)
+
+
 def _polars_jsonl(data: bytes, schema: dict) -> pl.DataFrame | None:
     try:
         return pl.read_ndjson(io.BytesIO(data), schema=schema)
@@ -125,10 +133,12 @@ def _polars_jsonl(data: bytes, schema: dict) -> pl.DataFrame | None:
         return None
 
 
-def line_count(data: bytes) -> int:
-    """Lines of the text, the last one counted where it holds more than white space."""
+def line_count(data: bytes, newlines: int | None = None) -> int:
+    """Lines of the text, the last one counted where it holds more than white space
+    (`newlines`: its line breaks, where counted already)."""
     last = data.rfind(b"\n")
-    return data.count(b"\n") + (1 if data[last + 1:].strip() else 0)
+    breaks = data.count(b"\n") if newlines is None else newlines
+    return breaks + (1 if data[last + 1:].strip() else 0)
 
 
 def _line_numbers(n: int, start: int = 1) -> pl.Series:
@@ -194,18 +204,15 @@ def _malformed(number: int, line: bytes, why: str) -> Problem:
 # --- CSV --------------------------------------------------------------------
 
 
-def _read_csv(data: bytes) -> RawFile:
-    header_end = data.find(b"\n")
-    header_line = data if header_end < 0 else data[:header_end]
-    try:
-        header = next(csv.reader([header_line.decode("utf-8-sig").rstrip("\r")]))
-    except (UnicodeDecodeError, StopIteration):
+def _read_csv(data: bytes, newlines: int | None = None) -> RawFile:
+    header = csv_header(data)
+    if header is None:
         return RawFile(empty(), [unreadable("the CSV header row cannot be read", line=1)])
     problems: list[Problem] = []
     if b'"' in data:
         frame, bad = _read_csv_by_row(data, header)
     else:
-        frame, bad = _read_csv_fast(data, header)
+        frame, bad = _read_csv_fast(data, header, newlines)
     problems.extend(bad)
     keep = [c for c in header if c in TEXT_SCHEMA]
     frame = frame.select([*keep, v.LINE])
@@ -222,21 +229,40 @@ def missing_columns(columns: list[str]) -> list[str]:
 _BLANK_CSV_LINE = re.compile(rb"\n\r?\n")
 
 
-def _read_csv_fast(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list[Problem]]:
+def _read_csv_fast(data: bytes, header: list[str],
+                   newlines: int | None = None) -> tuple[pl.DataFrame, list[Problem]]:
     """Unquoted CSV. A clean file (no empty line, as many commas as its rows need and
     no row with more fields than the header) is read whole by polars, checked by
     searches over the bytes; any other row by row, a row bad when its comma count
     differs from the header's."""
-    width = len(header)
-    rows = line_count(data) - 1
-    if rows > 0 and not _BLANK_CSV_LINE.search(data) \
-            and data.count(b",") == (width - 1) * (rows + 1):
+    rows = clean_csv_rows(data, len(header), newlines)
+    if rows:
         frame = _polars_csv(data, header, TYPED_SCHEMA)
         if frame is None:
             frame = _polars_csv(data, header)
         if frame is not None and frame.height == rows:
             return frame.with_columns(_line_numbers(rows, start=2)), []
     return _read_csv_checked(data, header)
+
+
+def clean_csv_rows(data: bytes, width: int, newlines: int | None = None) -> int | None:
+    """The rows below the header of unquoted CSV text where no line is empty and the
+    commas are as many as rows of `width` fields need (polars' reader then reads one
+    record a line, or fails on a row with more), else None."""
+    rows = line_count(data, newlines) - 1
+    if _BLANK_CSV_LINE.search(data) or data.count(b",") != (width - 1) * (rows + 1):
+        return None
+    return rows
+
+
+def csv_header(data: bytes) -> list[str] | None:
+    """The names in the CSV text's first line (None: it cannot be read)."""
+    end = data.find(b"\n")
+    try:
+        return next(csv.reader([(data if end < 0 else data[:end]).decode("utf-8-sig")
+                                .rstrip("\r")]))
+    except (UnicodeDecodeError, StopIteration):
+        return None
 
 
 def _polars_csv(data: bytes, header: list[str],

@@ -13,30 +13,25 @@ that of a part the part, whatever the files' sizes and number.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
-import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 import polars as pl
 
-from . import readers, storage
-from . import vocabulary as v
-from .problems import Problem
+from . import chunks, readers, storage
+from .parse import CANONICAL_SCHEMA, STRING_COLUMNS, typed
+from .problems import PROBLEM_SCHEMA, Problem
 from .readers import RawFile
 from .sources import Source
 from .threads import in_order
 
 TABLE = "table_id"
 # The log's text files are spilled where they hold more than this in all (a gzip file
-# counting GZIP_RATIO times its size)
+# counting chunks.GZIP_RATIO times its size)
 SPILL_BYTES = 256 << 20
-GZIP_RATIO = 6
-# Bytes of text parsed at once: the reading's memory follows this, not the file
-CHUNK_BYTES = 64 << 20
 _NO_TABLE = "none"
 
 
@@ -46,7 +41,7 @@ def text_bytes(sources: list[Source]) -> int:
     size = 0
     for source in sources:
         if source.encoding != "parquet" and source.path.is_file():
-            size += source.path.stat().st_size * (GZIP_RATIO if source.gzip else 1)
+            size += source.path.stat().st_size * (chunks.GZIP_RATIO if source.gzip else 1)
     return size
 
 
@@ -63,6 +58,7 @@ class Spilled:
     reading it."""
 
     folder: Path
+    file_id: int  # the file's place in the log, that its problems name
     tables: dict[str, str] = field(default_factory=dict)  # table_id -> its folder's name
     problems: list[Problem] = field(default_factory=list)
     rows_lost: int = 0
@@ -71,114 +67,81 @@ class Spilled:
     rows: int = 0  # rows written
 
     def part(self, tables: list[str] | None, first: bool) -> RawFile:
-        """The rows of `tables` (None: all) as read (typed by the part, as a file read
-        whole is), with the rows without a table, the file's problems and its lost
-        records when `first`."""
+        """The rows of `tables` (None: all), typed, with the rows without a table, the
+        file's problems and its lost records when `first`. Each piece is typed as it is
+        read: the part holds its rows typed, and one piece's as read."""
         names = list(self.tables.values()) if tables is None else [
             self.tables[t] for t in tables if t in self.tables]
         if first:
             names.append(_NO_TABLE)
         files = [f for name in names for f in sorted((self.folder / name).glob("*.parquet"))]
-        # chunks read alike share their columns' types (one scan); a chunk whose integers
-        # were read as text (readers.TYPED_SCHEMA) is joined to the others as text
-        pieces = [pl.read_parquet(storage.polars_source(f)) for f in files]
-        frame = pl.concat(pieces, how="diagonal_relaxed") if pieces else readers.empty()
-        return RawFile(frame, list(self.problems) if first else [],
-                       self.rows_lost if first else 0, self.missing, self.header_line)
+        pieces = (pl.read_parquet(storage.polars_source(f)) for f in files)
+        return RawFile(readers.empty(), list(self.problems) if first else [],
+                       self.rows_lost if first else 0, self.missing, self.header_line,
+                       typed=typed_pieces(pieces, self.file_id))
 
 
-@dataclass
-class _Chunk:
-    """A chunk of the file's text, where it starts, and the problems of reading it."""
-
-    number: int
-    text: bytes
-    before: int  # lines of the file before it
-    problems: list[Problem]
-    header: bytes | None  # a CSV file's header, for every chunk after the first
+def typed_pieces(frames: Iterable[pl.DataFrame],
+                 file_id: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Frames as read (chunks, spilled pieces) typed one at a time, so that no more than
+    one is held untyped: the canonical frame, and the problems of typing them."""
+    typed_frames, problems = [], [pl.DataFrame(schema=PROBLEM_SCHEMA)]
+    for raw in frames:
+        frame, unparsed = typed(raw, file_id, text=pl.String)
+        typed_frames.append(frame)
+        problems.append(unparsed)
+    if not typed_frames:
+        typed_frames = [typed(readers.empty(), file_id, text=pl.String)[0]]
+    canonical = {c: CANONICAL_SCHEMA[c] for c in STRING_COLUMNS}
+    return pl.concat(typed_frames).cast(canonical), pl.concat(problems)
 
 
 @dataclass
 class _Piece:
-    """A chunk parsed, typed and written: what the file's spill keeps of it."""
+    """A chunk parsed and written: what the file's spill keeps of it."""
 
-    problems: list[Problem]
-    rows_lost: int = 0
+    parsed: chunks.Parsed
     counts: pl.DataFrame | None = None  # rows per table
     day: date | None = None
-    missing: list[str] | None = None  # the first CSV chunk's: the header's columns
-    header_line: int | None = None
 
 
-def spill(source: Source, folder: Path, counts: list[pl.DataFrame],
+def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame],
           days: list[date | None], first_day, chunk_bytes: int | None = None) -> Spilled:
-    """Read `source` chunk by chunk (of `chunk_bytes`: CHUNK_BYTES where not said) into
-    `folder`, two
-    chunks at a time (threads.in_order); each chunk's rows per table are appended to
-    `counts` and its first day to `days` (`first_day`: that of a frame)."""
+    """Read `source` (file `file_id` of the log) into `folder` a chunk (of `chunk_bytes`)
+    at a time, two chunks at once (threads.in_order); each chunk's rows per table are
+    appended to `counts` and its first day to `days` (`first_day`: that of a frame)."""
     folder.mkdir(parents=True, exist_ok=True)
-    out = Spilled(folder)
+    out = Spilled(folder, file_id)
+    found = chunks.Joined()
     naming = threading.Lock()
 
-    def work(chunk: _Chunk) -> _Piece:
-        return _spill_chunk(chunk, source.encoding, out, naming, first_day)
+    def work(chunk: chunks.Chunk) -> _Piece:
+        """A chunk parsed and written by table as read: it is typed by the part that
+        reads it, in the worker, while the part before it is checked."""
+        piece = _Piece(chunks.parse(chunk, source.encoding))
+        frame = piece.parsed.frame
+        if frame is not None and frame.height:
+            piece.day = first_day(frame.lazy()) if "ts" in frame.columns else None
+            piece.counts = _write(frame, out, chunk.number, naming)
+        return piece
 
-    for piece in in_order(work, _numbered_chunks(source, chunk_bytes or CHUNK_BYTES)):
-        out.problems += piece.problems
-        out.rows_lost += piece.rows_lost
-        if piece.missing is not None:
-            out.missing, out.header_line = piece.missing, piece.header_line
+    for piece in in_order(work, chunks.numbered(source, chunk_bytes)):
+        found.add(piece.parsed)
         if piece.counts is not None:
             counts.append(piece.counts)
             days.append(piece.day)
+    out.problems, out.rows_lost = found.problems, found.rows_lost
+    out.missing, out.header_line = found.missing, found.header_line
     return out
 
 
-def _numbered_chunks(source: Source, chunk_bytes: int) -> Iterator[_Chunk]:
-    """The file's chunks with their place, a CSV file's header with each chunk after
-    the one it heads."""
-    header: bytes | None = None
-    before = 0
-    for number, (text, problems) in enumerate(_chunks(source, chunk_bytes)):
-        yield _Chunk(number, text, before, problems, header)
-        if source.encoding == "csv" and header is None and text:
-            end = text.find(b"\n")
-            header = text if end < 0 else text[:end]
-        before += text.count(b"\n") + (0 if text.endswith(b"\n") or not text else 1)
-
-
-def _spill_chunk(chunk: _Chunk, encoding: str, out: Spilled, naming: threading.Lock,
-                 first_day) -> _Piece:
-    """One chunk parsed as the whole file would be (its lines numbered in the file) and
-    written by table as read: it is typed by the part that reads it, in the worker,
-    while the part before it is checked."""
-    piece = _Piece([_at(p, chunk.before) for p in chunk.problems])
-    if encoding != "csv":
-        raw, offset = readers._read_jsonl(chunk.text), chunk.before
-    elif chunk.header is not None:
-        raw, offset = readers._read_csv(chunk.header + b"\n" + chunk.text), chunk.before - 1
-    elif chunk.text:  # the first chunk read: the header is its first line
-        raw, offset = readers._read_csv(chunk.text), 0
-        piece.missing, piece.header_line = raw.missing, raw.header_line
-    else:
-        return piece  # nothing read (the file's damage is reported): no header to judge
-    piece.problems += [_at(p, offset) for p in raw.problems]
-    piece.rows_lost = raw.rows_lost
-    frame = raw.frame.with_columns(pl.col(v.LINE) + offset)
-    del raw
-    if frame.height:
-        piece.day = first_day(frame.lazy()) if "ts" in frame.columns else None
-        piece.counts = _write(frame, out, chunk.number, naming)
-    return piece
-
-
 def spill_parquet(scan: pl.LazyFrame, columns: list[str], total: int, folder: Path,
-                  missing: list[str]) -> Spilled:
+                  file_id: int, missing: list[str]) -> Spilled:
     """A Parquet file too large to hold, or audited side by side, spilled by table the
     same way, a slice of SLICE_ROWS rows at a time: each part then reads its tables
     only, not the whole file again."""
     folder.mkdir(parents=True, exist_ok=True)
-    out = Spilled(folder, missing=missing)
+    out = Spilled(folder, file_id, missing=missing)
     naming = threading.Lock()
     for number, offset in enumerate(range(0, total, SLICE_ROWS)):
         rows = readers.parquet_rows(scan.slice(offset, SLICE_ROWS), columns, pl.lit(True),
@@ -188,15 +151,6 @@ def spill_parquet(scan: pl.LazyFrame, columns: list[str], total: int, folder: Pa
 
 
 SLICE_ROWS = 2_000_000  # rows of a Parquet file spilled at once
-
-
-def _at(problem: Problem, offset: int) -> Problem:
-    """A chunk's problem at its line in the file."""
-    line = None if problem.line is None else problem.line + offset
-    message = problem.message
-    if problem.line is not None and problem.rule_id == readers.IN_RECORD_MALFORMED:
-        message = message.replace(f"Line {problem.line} ", f"Line {line} ", 1)
-    return dataclasses.replace(problem, line=line, message=message)
 
 
 def _write(frame: pl.DataFrame, out: Spilled, number: int,
@@ -231,45 +185,3 @@ def _with_table(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(pl.when(table != "").then(table).alias(TABLE))
 
 
-def _chunks(source: Source, chunk_bytes: int) -> Iterator[tuple[bytes, list[Problem]]]:
-    """The file's text in chunks of whole lines (about `chunk_bytes` each), with the
-    problems of reading it (a gzip stream cut or corrupt: reported where it stops)."""
-    tail = b""
-    lines = 0
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS) if source.gzip else None
-    try:
-        handle = source.path.open("rb")
-    except OSError as exc:
-        yield b"", [readers.unreadable(f"the file cannot be read: {exc.strerror or exc}")]
-        return
-    with handle:
-        while True:
-            # a gzip file is read a sixth of a chunk at a time: the text is what is held
-            block = handle.read(chunk_bytes // GZIP_RATIO if source.gzip else chunk_bytes)
-            problems: list[Problem] = []
-            ended = not block
-            if inflater is not None and block:
-                try:
-                    block = inflater.decompress(block)
-                except zlib.error as exc:
-                    # what was read before the damage is still audited
-                    problems.append(readers.unreadable(f"the gzip data is corrupt: {exc}"))
-                    yield tail, problems
-                    return
-            data = tail + block
-            if ended:
-                if inflater is not None and not inflater.eof:
-                    cut = lines + data.count(b"\n") + 1
-                    # at its line within this last chunk (spill adds the lines before it)
-                    problems.append(readers.unreadable(
-                        f"the gzip stream ends early after line {cut}; what followed is lost",
-                        line=cut - lines))
-                yield data, problems
-                return
-            end = data.rfind(b"\n")
-            if end < 0:
-                tail = data
-                continue
-            chunk, tail = data[: end + 1], data[end + 1:]
-            lines += chunk.count(b"\n")
-            yield chunk, problems
