@@ -151,16 +151,6 @@ def test_parts_are_about_equal_and_within_their_rows(folder):
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    """A real Dask scheduler and two worker processes on this machine (loopback)."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as local, \
-            distributed.Client(local) as client:
-        yield local, client
-
-
-@pytest.fixture(scope="module")
 def seven_tables(tmp_path_factory):
     """About 125,000 rows over seven baccarat tables in one JSON Lines file: far under
     PART_ROWS, one part where it is audited alone."""

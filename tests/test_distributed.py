@@ -91,16 +91,6 @@ def test_a_local_worker_killed_in_mid_audit_changes_nothing(floor, monkeypatch):
     _same(result, whole)
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """A real Dask scheduler and two worker processes on this machine (loopback)."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as local, \
-            distributed.Client(local) as client:
-        yield local, client
-
-
 def test_parts_on_a_dask_cluster_give_the_single_process_audit(floor, cluster, monkeypatch):
     sources, house, rs, whole = floor
     monkeypatch.setattr(audit, "PART_ROWS", 3_000)
