@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ingest import chunks, threads
+from .ingest import chunks, spill, threads
 
 GB = 1 << 30
 
@@ -30,9 +30,8 @@ PART_ROW_BYTES = 400  # a part in flight: its rows typed and sorted, and the rul
 HELD_ROW_BYTES = 32  # a Parquet row held typed for all the parts (ingest.compact)
 HELD_SHARE = 0.25  # of the budget, at most, for held Parquet rows
 # Text read whole is held untyped until the last part and sent to the worker: only a
-# small log's (at most this many bytes of text, and TEXT_HELD_FACTOR times it within
+# small log's (at most spill.SPILL_BYTES of text, and TEXT_HELD_FACTOR times it within
 # the budget); any larger log's text files are all spilled, read a chunk at a time
-TEXT_HELD_BYTES = 256 << 20
 TEXT_HELD_FACTOR = 12
 # Spilling holds the chunks in flight (threads.AT_ONCE of them), each parsed: about
 # this many times its bytes. It runs before the parts, so it needs room beside the
@@ -109,7 +108,8 @@ class Budget:
         if self.workers > 1 or self.cluster:
             return False
         room = self.bytes - self.local_processes * PROCESS_BYTES
-        return text_bytes <= TEXT_HELD_BYTES and text_bytes * TEXT_HELD_FACTOR <= room // 2
+        return (text_bytes <= spill.SPILL_BYTES
+                and text_bytes * TEXT_HELD_FACTOR <= room // 2)
 
     def held_rows(self, at_most: int) -> int:
         """Parquet rows that may be held typed for all the parts (one worker only)."""

@@ -214,6 +214,7 @@ def test_a_spilled_log_carries_the_dealer(tmp_path, monkeypatch):
     work = tmp_path / "work"
     work.mkdir()
     spilled = audit.run(expand([str(log)]), house, rs, workdir=work)
+    assert spilled.plan.text == "spilled"
     assert spilled.findings.equals(whole.findings)
     assert spilled.findings["dealer_id"].drop_nulls().len() == 5
     at = datetime(2026, 11, 2)

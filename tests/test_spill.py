@@ -57,6 +57,7 @@ def test_a_spilled_log_audits_as_one_read_whole(game, encoding, tmp_path, monkey
     work.mkdir()
     spilled = audit.run(expand([str(log)]), house, rs, workdir=work)
     assert list(work.iterdir()) == []  # the spill is removed at the end
+    assert (whole.plan.text, spilled.plan.text) == ("read whole", "spilled")
     assert whole.findings.height > 0
     assert spilled.findings.equals(whole.findings)
     assert summary.accounting(spilled) == summary.accounting(whole)
