@@ -291,3 +291,24 @@ def test_timestamps_repeated_in_runs_read_as_each_row_alone():
     assert frame["time"].chunk_lengths() == frame["line"].chunk_lengths() == [7, 8, raw.height - 15]
     bad = [n + 1 for n, t in enumerate(rows) if t in ("2026-02-30T20:01:09", "bad")]
     assert problems.filter(pl.col("field") == "ts")["line"].to_list() == bad
+
+
+def test_a_line_cut_inside_its_round_withholds_no_other_round(tmp_path):
+    """A log cut in the middle of `"round":28`: the line's table is read back to withhold
+    the rounds around it, but not round 2, whose number its cut text happens to start."""
+    from auditor.simulate import baccarat
+    from auditor.simulate.writer import write_events, write_house_rules
+
+    sim = baccarat.simulate(rounds=40, tables=1, seed=4)
+    log = write_events(sim.events, tmp_path / "log.jsonl", "jsonl")
+    lines = log.read_bytes().split(b"\n")
+    cut = next(n for n, line in enumerate(lines) if b'"round":28,' in line)
+    kept = lines[cut][: lines[cut].index(b'"round":28,') + len(b'"round":2')]
+    log.write_bytes(b"\n".join([*lines[:cut], kept]))
+    rs = load_rulesets()
+    house = load_house(write_house_rules(sim.tables, tmp_path / "house.toml"), rs,
+                       date(2026, 11, 1))
+    withheld = audit.run(expand([str(log)]), house, rs).totals.unauditable
+    rounds = set(withheld["round"].to_list())
+    assert 2 not in rounds
+    assert 27 in rounds or 28 in rounds  # the round in progress where the log stops

@@ -357,12 +357,15 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     return problems.join(where.drop(v.FILE_ID, v.LINE), on=v.ROW, how="left", maintain_order="left")
 
 
-_JSON_FIELD = r'"{}"\s*:\s*"?([^",}}]*)'
+# A value is read only where it ends (a closing quote, a comma or a brace after it): in
+# a line cut short, or in the excerpt of a long one, the last value may be cut too, and
+# `"round":2` cut from `"round":28` would withhold another round
+_JSON_FIELD = r'"{}"\s*:\s*"?([^",}}]*)"?\s*[,}}]'
 
 
 def _recovered(column: str) -> pl.Expr:
     """A key read back out of the text of a record that did not parse (a truncated JSON
-    line usually still holds its table, shoe and round)."""
+    line usually still holds its table, shoe and round), where its value is whole."""
     return pl.col("observed").str.extract(_JSON_FIELD.format(column), 1)
 
 
