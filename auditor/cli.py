@@ -564,5 +564,80 @@ simulate_baccarat = _simulate_command("baccarat")
 simulate_blackjack = _simulate_command("blackjack")
 
 
+@main.group()
+def profile() -> None:
+    """Export profiles: how a table system's own exports map onto the format."""
+
+
+@profile.command("check")
+@click.argument("profile_path", metavar="PROFILE", type=click.Path(path_type=Path))
+@click.argument("logs", nargs=-1, metavar="[LOG]...")
+def profile_check(profile_path, logs):
+    """Check PROFILE (every key), and with LOGs which source reads each file, the files
+    skipped, the mapped columns a file lacks and every value no map covers. Exit 2 where
+    the profile is invalid or an audit of these files could not run."""
+    from .profiles import ProfileError
+    from .profiles.files import look, sources_of
+    from .profiles.load import load
+
+    try:
+        read = load(profile_path)
+    except ProfileError as exc:
+        raise Failure(str(exc)) from None
+    click.echo(f"{profile_path}: profile {read.name!r}, {len(read.sources)} source(s): "
+               + ", ".join(f"{s.name} ({s.layout})" for s in read.sources))
+    failures, counts = [], {"read": 0, "skipped": 0}
+    for path, named in _profile_files(logs):
+        matched = sources_of(read, path)
+        if not matched:
+            counts["skipped"] += 1
+            click.echo(f"{path}: skipped (no source's files match it)")
+            if named:
+                failures.append(f"{path} is named on the command line, and no source "
+                                "reads it")
+            continue
+        counts["read"] += 1
+        source = matched[0]
+        also = f"; also matched by {', '.join(s.name for s in matched[1:])}" \
+            if len(matched) > 1 else ""
+        try:
+            found = look(path, source)
+        except Exception as exc:  # noqa: BLE001 - any reason a file cannot be read
+            click.echo(f"{path}: source {source.name}{also}; cannot be read ({exc})")
+            continue
+        click.echo(f"{path}: source {source.name}{also}; {found.rows} row(s)")
+        for column in found.missing:
+            click.echo(f"{path}: lacks the mapped column {column!r}")
+            if source.format_of(path.name) != "jsonl":
+                failures.append(f"{path} has no column {column!r}")
+        for canonical, value, rows, first in found.unmapped:
+            click.echo(f"{path}: {canonical}: {value!r} is in no value map ({rows} row(s), "
+                       f"first at line {first})")
+    if failures:
+        raise Failure("; ".join(failures))
+    files = f"; {counts['read']} file(s) read, {counts['skipped']} skipped" if logs else ""
+    click.echo(f"profile check: the profile is valid{files}")
+
+
+def _profile_files(arguments) -> list[tuple[Path, bool]]:
+    """Each file the LOG arguments name, and whether it was named itself (a folder's and
+    a glob's files are skipped where no source matches them; a named file is not)."""
+    import glob
+
+    found: list[tuple[Path, bool]] = []
+    for argument in arguments:
+        path = Path(argument)
+        if path.is_dir():
+            found += [(p, False) for p in sorted(path.rglob("*")) if p.is_file()]
+        elif path.is_file():
+            found.append((path, True))
+        else:
+            matches = sorted(glob.glob(argument, recursive=True))
+            if not matches:
+                raise Failure(f"{argument}: names no file")
+            found += [(Path(p), False) for p in matches if Path(p).is_file()]
+    return found
+
+
 if __name__ == "__main__":
     main()

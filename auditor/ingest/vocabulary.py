@@ -117,3 +117,10 @@ ROW = "row"
 # comparisons of 4-byte codes); compare them with strings as usual, cast to String
 # before string operations.
 CATEGORICAL_COLUMNS = ("game", "event", "bet", "action", "mode", "winner", "dealer_id")
+
+# Version 1.2 (Irregularities): the words the format adds. Exports mapped through a
+# profile may use them; the audit reads them once the irregularity rules are in.
+EVENTS_1_2 = ("card_exposed", "dead_hand", "hole_card_check")
+ACTIONS_1_2 = ("refuse",)
+EXPOSURES = ("face_up_in_shoe", "excess", "misdealt", "exposed")
+COLUMNS_1_2 = ("exposure", "disclosed")

@@ -1,0 +1,90 @@
+"""Which source of a profile reads a file, and what a file holds that its source cannot
+read: the mapped columns it lacks, and the values no map covers (`profile check`)."""
+
+from __future__ import annotations
+
+import fnmatch
+import gzip
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import polars as pl
+
+from .model import Profile, Source
+
+
+def base_name(path: Path | str) -> str:
+    """The last segment of a path or URL, without its query, percent-decoded."""
+    text = str(path)
+    if "://" in text:
+        text = urlsplit(text).path
+    return unquote(text.rstrip("/").rsplit("/", 1)[-1])
+
+
+def sources_of(profile: Profile, path: Path | str) -> list[Source]:
+    """The sources whose `files` match the file's base name, in profile order: the first
+    reads it (case-sensitive; `*`, `?`, `[...]`, `[!...]`)."""
+    name = base_name(path)
+    return [s for s in profile.sources
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in s.files)]
+
+
+@dataclass
+class Looked:
+    """What one file holds, as its source reads it."""
+
+    rows: int = 0
+    missing: list[str] = field(default_factory=list)  # mapped export columns it lacks
+    # (canonical column, value, rows, first line) of each value no map covers
+    unmapped: list[tuple[str, str, int, int]] = field(default_factory=list)
+
+
+def look(path: Path, source: Source) -> Looked:
+    """The file read whole, every column as text, against its source's mappings."""
+    frame = _read(path, source)
+    named = {m.column: c for c, m in source.columns.items() if m.column is not None}
+    named |= {column: "card" for column in (*getattr(source.cards, "player", ()),
+                                            *getattr(source.cards, "banker", ()))}
+    found = Looked(rows=frame.height)
+    found.missing = [c for c in named if c not in frame.columns]
+    lines = frame.with_columns(_lines(path, source, frame.height).alias("line"))
+    for canonical, mapped in source.values.items():
+        column = source.columns.get(canonical)
+        if column is None or column.column is None or column.column not in frame.columns:
+            continue
+        text = pl.col(column.column).cast(pl.String).str.strip_chars()
+        stray = (lines.filter(text.is_not_null() & (text != "")
+                              & ~text.is_in(list(mapped)))
+                 .group_by(text.alias("value"))
+                 .agg(pl.len().alias("rows"), pl.col("line").min().alias("first"))
+                 .sort("first"))
+        found.unmapped += [(canonical, value, rows, first)
+                           for value, rows, first in stray.iter_rows()]
+    return found
+
+
+def _lines(path: Path, source: Source, rows: int) -> pl.Series:
+    """Each row's line: a CSV row's below its header, a Parquet row's number, and a JSON
+    Lines record's line in the text, blank lines counted (polars' reader passes them)."""
+    kind = source.format_of(path.name)
+    if kind != "jsonl":
+        return pl.int_range(2 if kind == "csv" else 1, rows + (2 if kind == "csv" else 1),
+                            eager=True)
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    text = pl.Series([data.decode("utf-8", errors="replace")]).str.split("\n").explode()
+    numbered = text.to_frame("text").with_row_index("line", offset=1)
+    records = numbered.filter(pl.col("text").str.strip_chars() != "")["line"]
+    return records.cast(pl.Int64) if records.len() == rows else pl.int_range(
+        1, rows + 1, eager=True)
+
+
+def _read(path: Path, source: Source) -> pl.DataFrame:
+    kind = source.format_of(path.name)
+    if kind == "csv":
+        return pl.read_csv(path, infer_schema=False, separator=source.delimiter)
+    if kind == "jsonl":
+        return pl.read_ndjson(path, infer_schema_length=None)
+    return pl.read_parquet(path)

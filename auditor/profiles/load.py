@@ -1,0 +1,340 @@
+"""Reading a profile file: every key of every table checked against export-profiles-v1,
+"The profile file". A mistake is a ProfileError naming the profile and the key, so that
+`auditor audit --profile` and `auditor profile check` stop (exit 2) before any export is
+read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+import zoneinfo
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ..ingest import vocabulary as v
+from . import ProfileError
+from .cards import read_as_cards
+from .model import FORMATS, LAYOUTS, NOTATIONS, Cards, Mapping, Profile, Source, format_named
+
+_SOURCE_KEYS = {"name", "files", "layout", "format", "delimiter", "timestamp_format",
+                "timezone", "columns", "values", "cards"}
+_LAYOUT_KEYS = {"events": {"repeat_key"}, "coups": {"shoe_starts"}, "wagers": {"join"}}
+_FORMAT_COLUMNS = set(v.COLUMNS) | set(v.COLUMNS_1_2)
+# Each layout's own columns ([source.columns] keys beside the format's)
+_LAYOUT_COLUMNS = {
+    "events": set(),
+    "coups": {"end_ts"},
+    "wagers": {"pay", "collect", "push", "vig", "vig_mode", "settle_order", "vig_order"},
+}
+_BLACKJACK_COUPS_COLUMNS = {"cards", "actions", "dealer_cards"}
+# What a value map may map to, by the column it maps ("" makes a cell empty in any)
+_VALUE_TARGETS: dict[str, tuple] = {
+    "event": v.EVENTS + v.EVENTS_1_2,
+    "game": v.GAMES,
+    "target": v.TARGETS,
+    "bet": v.BETS,
+    "action": v.ACTIONS + v.ACTIONS_1_2,
+    "mode": v.MODES,
+    "vig_mode": v.MODES,
+    "winner": v.WINNERS,
+    "exposure": v.EXPOSURES,
+}
+_BOOLEAN_COLUMNS = {"accepted", "disclosed"}
+_INTEGER_COLUMNS = set(v.INTEGER_COLUMNS)
+_CARD_KEYS = {
+    "rank_suit": set(), "suit_rank": set(), "points": set(),
+    "index": {"index_base", "index_suits"},
+    "pattern": {"pattern", "ranks", "suits"},
+}
+
+
+def load(path: Path) -> Profile:
+    """The profile at `path`, or a ProfileError naming the key that is wrong."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ProfileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ProfileError(f"{path}: not a TOML file ({exc})") from None
+    check = _Checker(path)
+    check.keys(document, {"profile", "source"}, "")
+    head = check.table(document.get("profile"), "profile")
+    check.keys(head, {"name", "version"}, "profile")
+    if head.get("version") != 1:
+        check.fail("profile.version", "must be 1 (the version of export-profiles this "
+                   "auditor reads)")
+    name = head.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        check.fail("profile.name", "must be a text")
+    listed = document.get("source")
+    if not isinstance(listed, list) or not listed:
+        check.fail("source", "at least one [[source]] is needed")
+    sources = tuple(_source(check, table, n) for n, table in enumerate(listed, start=1))
+    names = [s.name for s in sources]
+    for s in sources:
+        if names.count(s.name) > 1:
+            check.fail(f"source {s.name!r}.name", "is given to two sources; each needs its own")
+    return Profile(path, name, sources, hashlib.sha256(data).hexdigest())
+
+
+class _Checker:
+    """Errors named by the profile and the key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, why: str):
+        raise ProfileError(f"{self.path}: {key}: {why}")
+
+    def keys(self, table: dict, allowed: set[str], where: str) -> None:
+        for key in table:
+            if key not in allowed:
+                place = f"{where}.{key}" if where else key
+                self.fail(place, "is not a key export-profiles-v1 defines here"
+                          + (f" (here: {', '.join(sorted(allowed))})" if allowed else ""))
+
+    def table(self, value: Any, key: str) -> dict:
+        if value is None:
+            self.fail(key, "is missing")
+        if not isinstance(value, dict):
+            self.fail(key, "must be a table")
+        return value
+
+    def text(self, value: Any, key: str) -> str:
+        if not isinstance(value, str) or not value:
+            self.fail(key, "must be a non-empty text")
+        return value
+
+    def texts(self, value: Any, key: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not value or not all(
+                isinstance(x, str) and x for x in value):
+            self.fail(key, "must be a list of non-empty texts")
+        return tuple(value)
+
+    def one_of(self, value: Any, choices: tuple, key: str) -> Any:
+        if value not in choices:
+            self.fail(key, f"must be one of {', '.join(map(str, choices))} (found {value!r})")
+        return value
+
+
+def _source(check: _Checker, table: Any, number: int) -> Source:
+    if not isinstance(table, dict):
+        check.fail(f"source #{number}", "must be a [[source]] table")
+    name = table.get("name")
+    where = f"source {name!r}" if isinstance(name, str) and name else f"source #{number}"
+    name = check.text(name, f"{where}.name")
+    if "layout" not in table:
+        check.fail(f"{where}.layout", "is missing (events, coups or wagers)")
+    layout = check.one_of(table["layout"], LAYOUTS, f"{where}.layout")
+    check.keys(table, _SOURCE_KEYS | _LAYOUT_KEYS[layout], where)
+    if "files" not in table:
+        check.fail(f"{where}.files", "is missing (patterns on the files' base names)")
+    files = check.texts(table["files"], f"{where}.files")
+    for pattern in files:
+        if "/" in pattern:
+            check.fail(f"{where}.files", f"{pattern!r}: a pattern matches a base name, "
+                       "without '/'")
+    kind = table.get("format")
+    if kind is not None:
+        check.one_of(kind, FORMATS, f"{where}.format")
+    else:
+        for pattern in files:
+            if format_named(pattern) is None:
+                check.fail(f"{where}.format", f"is needed: {pattern!r} does not end .csv, "
+                           ".jsonl, .ndjson or .parquet (optionally .gz)")
+    kinds = {kind} if kind else {format_named(p) for p in files}
+    options = _options(check, table, where, kinds)
+    columns = _columns(check, table.get("columns"), where, layout)
+    source = Source(name, files, layout, kind, columns=columns, **options)
+    _required(check, source, where)
+    values = _values(check, table.get("values", {}), where, source)
+    cards = _cards(check, table.get("cards"), where, source)
+    return Source(name, files, layout, kind, columns=columns, values=values, cards=cards,
+                  **options)
+
+
+def _options(check: _Checker, table: dict, where: str, kinds: set) -> dict:
+    found: dict[str, Any] = {}
+    if "delimiter" in table:
+        if kinds != {"csv"}:
+            check.fail(f"{where}.delimiter", "is for CSV only")
+        delimiter = check.text(table["delimiter"], f"{where}.delimiter")
+        if len(delimiter) != 1:
+            check.fail(f"{where}.delimiter", "must be one character")
+        found["delimiter"] = delimiter
+    if "timestamp_format" in table:
+        found["timestamp_format"] = check.text(table["timestamp_format"],
+                                               f"{where}.timestamp_format")
+    if "timezone" in table:
+        zone = check.text(table["timezone"], f"{where}.timezone")
+        try:
+            zoneinfo.ZoneInfo(zone)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            check.fail(f"{where}.timezone", f"{zone!r} is not a time zone (e.g. "
+                       "America/New_York)")
+        found["timezone"] = zone
+    if "repeat_key" in table:
+        found["repeat_key"] = check.texts(table["repeat_key"], f"{where}.repeat_key")
+    if "shoe_starts" in table:
+        found["shoe_starts"] = check.one_of(table["shoe_starts"], ("new_shoe_id",),
+                                            f"{where}.shoe_starts")
+    if "join" in table:
+        found["join"] = check.one_of(table["join"], ("round", "time"), f"{where}.join")
+    return found
+
+
+def _columns(check: _Checker, table: Any, where: str, layout: str) -> dict[str, Mapping]:
+    table = check.table(table, f"{where}.columns")
+    game = table.get("game")
+    blackjack = isinstance(game, dict) and game.get("value") == "blackjack"
+    allowed = _FORMAT_COLUMNS | _LAYOUT_COLUMNS[layout]
+    if layout == "coups" and blackjack:
+        allowed |= _BLACKJACK_COUPS_COLUMNS
+    check.keys(table, allowed, f"{where}.columns")
+    return {name: _mapping(check, spec, f"{where}.columns.{name}")
+            for name, spec in table.items()}
+
+
+def _mapping(check: _Checker, spec: Any, key: str) -> Mapping:
+    if isinstance(spec, str):
+        return Mapping(column=check.text(spec.strip(), key))
+    if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in ("value", "sql"):
+        check.fail(key, 'must be an export column\'s name, { value = ... } or { sql = "..." }')
+    if "value" in spec:
+        constant = spec["value"]
+        if not isinstance(constant, str | int | float | bool):
+            check.fail(key, "a constant must be a text, a number or a boolean")
+        return Mapping(value=constant)
+    sql = check.text(spec["sql"], key)
+    try:
+        pl.sql_expr(sql)
+    except Exception as exc:  # noqa: BLE001 - polars' parser says why
+        check.fail(key, f"the SQL does not parse ({str(exc).splitlines()[0]})")
+    return Mapping(sql=sql)
+
+
+def _required(check: _Checker, source: Source, where: str) -> None:
+    """What a layout cannot do without (export-profiles-v1, Layouts)."""
+    needed = {"events": ("table_id", "game", "event"),
+              "coups": ("table_id", "shoe_id", "round", "game"),
+              "wagers": ("table_id", "seat", "bet", "amount")}[source.layout]
+    if source.layout == "wagers":
+        needed += ("shoe_id", "round") if source.join == "round" else ("ts",)
+    for column in needed:
+        if column not in source.columns:
+            check.fail(f"{where}.columns.{column}", f"is needed by the {source.layout} layout"
+                       + (f' (join = "{source.join}")' if source.layout == "wagers" else ""))
+    game = source.columns.get("game")
+    if game is not None and game.constant:
+        check.one_of(game.value, v.GAMES, f"{where}.columns.game")
+    elif source.layout == "coups":
+        check.fail(f"{where}.columns.game", 'a coups source\'s game is a constant '
+                   '({ value = "baccarat" } or "blackjack")')
+
+
+def _values(check: _Checker, table: Any, where: str,
+            source: Source) -> dict[str, dict[str, str | int | bool]]:
+    table = check.table(table, f"{where}.values")
+    found = {}
+    for column, mapped in table.items():
+        key = f"{where}.values.{column}"
+        via_actions = (column == "action" and source.layout == "coups"
+                       and "actions" in source.columns)
+        if column not in source.columns and not via_actions:
+            check.fail(key, "maps a column the source does not map")
+        mapped = check.table(mapped, key)
+        for value, target in mapped.items():
+            _target(check, column, target, f'{key}."{value}"')
+        found[column] = dict(mapped)
+    return found
+
+
+def _target(check: _Checker, column: str, target: Any, key: str) -> None:
+    """A value map's target: one the format knows for the column ("" empties a cell)."""
+    if target == "":
+        return
+    if column in _VALUE_TARGETS:
+        check.one_of(target, _VALUE_TARGETS[column], key)
+    elif column in _BOOLEAN_COLUMNS:
+        if not isinstance(target, bool):
+            check.fail(key, "must map to true or false")
+    elif column in _INTEGER_COLUMNS:
+        if isinstance(target, bool) or not isinstance(target, int):
+            check.fail(key, "must map to an integer")
+    elif not isinstance(target, str | int | float) or isinstance(target, bool):
+        check.fail(key, "must map to a text or a number")
+
+
+def _cards(check: _Checker, table: Any, where: str, source: Source) -> Cards | None:
+    baccarat_coups = source.layout == "coups" and source.game == "baccarat"
+    if table is None:
+        if source.layout == "coups":
+            check.fail(f"{where}.cards", "a coups source says how its cards are written "
+                       "([source.cards] with notation" + (", player and banker)"
+                                                         if baccarat_coups else ")"))
+        return None
+    key = f"{where}.cards"
+    table = check.table(table, key)
+    if "notation" not in table:
+        check.fail(f"{key}.notation", f"is missing ({', '.join(NOTATIONS)})")
+    notation = check.one_of(table["notation"], NOTATIONS, f"{key}.notation")
+    allowed = {"notation", "none"} | _CARD_KEYS[notation]
+    if baccarat_coups:
+        allowed |= {"player", "banker"}
+    if source.layout == "coups" and source.game == "blackjack":
+        allowed |= {"separator"}
+    check.keys(table, allowed, key)
+    found: dict[str, Any] = {"notation": notation}
+    if "none" in table:
+        none = table["none"]
+        if not isinstance(none, list) or not all(isinstance(x, str) for x in none):
+            check.fail(f"{key}.none", "must be a list of texts")
+        found["none"] = tuple(none)
+    if baccarat_coups:
+        for hand in ("player", "banker"):
+            if hand not in table:
+                check.fail(f"{key}.{hand}", "is missing: the columns of the hand's cards, in "
+                           "the order it received them")
+            found[hand] = check.texts(table[hand], f"{key}.{hand}")
+    if "separator" in table:
+        found["separator"] = check.text(table["separator"], f"{key}.separator")
+    if "index_base" in table:
+        found["index_base"] = check.one_of(table["index_base"], (0, 1), f"{key}.index_base")
+    if "index_suits" in table:
+        suits = check.text(table["index_suits"], f"{key}.index_suits")
+        if sorted(suits) != sorted(v.SUITS) or len(suits) != len(v.SUITS):
+            check.fail(f"{key}.index_suits", "must be an order of the four suits S, H, D, C")
+        found["index_suits"] = suits
+    if notation == "pattern":
+        found |= _pattern(check, table, key)
+    cards = Cards(**found)
+    read = read_as_cards(cards, list(cards.none))
+    if read:
+        check.fail(f"{key}.none", f"{read[0]!r} is read as a card by the {notation} notation")
+    return cards
+
+
+def _pattern(check: _Checker, table: dict, key: str) -> dict[str, Any]:
+    if "pattern" not in table:
+        check.fail(f"{key}.pattern", "is missing: a regular expression with (?P<rank>...)")
+    pattern = check.text(table["pattern"], f"{key}.pattern")
+    try:
+        pl.select(pl.lit("").str.extract_groups(pattern))
+    except Exception as exc:  # noqa: BLE001 - polars' regex engine says why
+        check.fail(f"{key}.pattern", f"is not a regular expression polars reads "
+                   f"({str(exc).splitlines()[0]})")
+    if "(?P<rank>" not in pattern:
+        check.fail(f"{key}.pattern", "needs a named group (?P<rank>...)")
+    found: dict[str, Any] = {"pattern": pattern}
+    for tokens, valid in (("ranks", (*v.RANKS, "10")), ("suits", tuple(v.SUITS))):
+        if tokens in table:
+            mapped = check.table(table[tokens], f"{key}.{tokens}")
+            for token, target in mapped.items():
+                check.one_of(target, valid, f'{key}.{tokens}."{token}"')
+            found[tokens] = dict(mapped)
+    return found
