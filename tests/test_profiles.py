@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from auditor.cli import main
 from auditor.profiles import ProfileError
 from auditor.profiles.cards import parts
-from auditor.profiles.files import base_name, sources_of
+from auditor.profiles.files import base_name, named_columns, sources_of
 from auditor.profiles.load import load
 from auditor.profiles.model import Cards
 
@@ -231,3 +231,23 @@ def test_profile_check_exits_2_where_an_audit_could_not_run(tmp_path):
     lacking = CliRunner().invoke(main, ["profile", "check", str(EXAMPLE), str(path)])
     assert lacking.exit_code == 2
     assert f"{path} has no column 'Dealer'" in lacking.output
+
+
+def test_the_columns_a_source_names_include_those_in_its_sql_cards_and_repeat_key():
+    coups, rfid, feed = load(EXAMPLE).sources
+    assert "stake_cents" in named_columns(rfid) and "placed" in named_columns(rfid)
+    assert named_columns(coups)[-6:] == ["P1", "P2", "P3", "B1", "B2", "B3"]
+    assert named_columns(feed)[-1] == "FrameNo"
+
+
+def test_a_column_named_in_sql_that_a_parquet_file_lacks_is_exit_2(tmp_path):
+    path = tmp_path / "BAC1_wagers_1101.parquet"
+    pl.DataFrame({"table": ["BAC-1"], "placed": ["2026-11-01T20:00:05"], "position": [1],
+                  "spot": ["BNK"], "won": [None], "lost": [25], "commission": [None],
+                  "settled_at": [1]}).write_parquet(path)
+    profile = tmp_path / "p.toml"
+    profile.write_text(EXAMPLE.read_text().replace('files = ["*_wagers_*.jsonl"]',
+                                                   'files = ["*_wagers_*.parquet"]'))
+    result = CliRunner().invoke(main, ["profile", "check", str(profile), str(path)])
+    assert result.exit_code == 2
+    assert f"{path} has no column 'stake_cents'" in result.output

@@ -43,11 +43,8 @@ class Looked:
 def look(path: Path, source: Source) -> Looked:
     """The file read whole, every column as text, against its source's mappings."""
     frame = _read(path, source)
-    named = {m.column: c for c, m in source.columns.items() if m.column is not None}
-    named |= {column: "card" for column in (*getattr(source.cards, "player", ()),
-                                            *getattr(source.cards, "banker", ()))}
     found = Looked(rows=frame.height)
-    found.missing = [c for c in named if c not in frame.columns]
+    found.missing = [c for c in named_columns(source) if c not in frame.columns]
     lines = frame.with_columns(_lines(path, source, frame.height).alias("line"))
     for canonical, mapped in source.values.items():
         column = source.columns.get(canonical)
@@ -62,6 +59,21 @@ def look(path: Path, source: Source) -> Looked:
         found.unmapped += [(canonical, value, rows, first)
                            for value, rows, first in stray.iter_rows()]
     return found
+
+
+def named_columns(source: Source) -> list[str]:
+    """The export columns a source names: mapped directly, inside its SQL expressions,
+    as card columns, and in `repeat_key`, each once in profile order."""
+    named: list[str] = []
+    for mapping in source.columns.values():
+        if mapping.column is not None:
+            named.append(mapping.column)
+        elif mapping.sql is not None:
+            named += pl.sql_expr(mapping.sql).meta.root_names()
+    if source.cards is not None:
+        named += [*source.cards.player, *source.cards.banker]
+    named += source.repeat_key
+    return list(dict.fromkeys(named))
 
 
 def _lines(path: Path, source: Source, rows: int) -> pl.Series:
