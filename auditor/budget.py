@@ -83,6 +83,12 @@ class Budget:
             return 1
         return 1 + max(self.workers, 1)
 
+    @property
+    def in_flight(self) -> int:
+        """Parts held at once: one worker reads a part while it checks one; N workers
+        hold one each."""
+        return 2 if self.workers <= 1 else self.workers
+
     def chunk_bytes(self) -> int:
         """Text parsed at once while spilling: chunks.CHUNK_BYTES, or less where the
         budget beside the processes cannot hold threads.AT_ONCE of them parsed."""
@@ -123,14 +129,12 @@ class Budget:
         if self.cluster:
             return min(at_most, self.part_rows_there or at_most)
         room = self.bytes - self.local_processes * PROCESS_BYTES - held_rows * HELD_ROW_BYTES
-        in_flight = 2 if self.workers <= 1 else self.workers
-        return max(0, min(at_most, room // (in_flight * PART_ROW_BYTES)))
+        return max(0, min(at_most, room // (self.in_flight * PART_ROW_BYTES)))
 
     def needed_for(self, rows: int, held_rows: int) -> int:
         """The budget a part of `rows` rows would need, the rest as planned."""
-        in_flight = 2 if self.workers <= 1 else self.workers
         return (self.local_processes * PROCESS_BYTES + held_rows * HELD_ROW_BYTES
-                + in_flight * rows * PART_ROW_BYTES)
+                + self.in_flight * rows * PART_ROW_BYTES)
 
 
 def cluster_part_rows(memory_limits: list[int]) -> int | None:

@@ -576,8 +576,9 @@ def profile_check(profile_path, logs):
     """Check PROFILE (every key), and with LOGs which source reads each file, the files
     skipped, the mapped columns a file lacks and every value no map covers. Exit 2 where
     the profile is invalid or an audit of these files could not run."""
+    from .ingest.sources import SourceError
     from .profiles import ProfileError
-    from .profiles.files import look, sources_of
+    from .profiles.files import files_named, look, sources_of
     from .profiles.load import load
 
     try:
@@ -586,8 +587,12 @@ def profile_check(profile_path, logs):
         raise Failure(str(exc)) from None
     click.echo(f"{profile_path}: profile {read.name!r}, {len(read.sources)} source(s): "
                + ", ".join(f"{s.name} ({s.layout})" for s in read.sources))
+    try:
+        files = files_named(logs)
+    except SourceError as exc:
+        raise Failure(str(exc)) from None
     failures, counts = [], {"read": 0, "skipped": 0}
-    for path, named in _profile_files(logs):
+    for path, named in files:
         matched = sources_of(read, path)
         if not matched:
             counts["skipped"] += 1
@@ -618,25 +623,6 @@ def profile_check(profile_path, logs):
     files = f"; {counts['read']} file(s) read, {counts['skipped']} skipped" if logs else ""
     click.echo(f"profile check: the profile is valid{files}")
 
-
-def _profile_files(arguments) -> list[tuple[Path, bool]]:
-    """Each file the LOG arguments name, and whether it was named itself (a folder's and
-    a glob's files are skipped where no source matches them; a named file is not)."""
-    import glob
-
-    found: list[tuple[Path, bool]] = []
-    for argument in arguments:
-        path = Path(argument)
-        if path.is_dir():
-            found += [(p, False) for p in sorted(path.rglob("*")) if p.is_file()]
-        elif path.is_file():
-            found.append((path, True))
-        else:
-            matches = sorted(glob.glob(argument, recursive=True))
-            if not matches:
-                raise Failure(f"{argument}: names no file")
-            found += [(Path(p), False) for p in matches if Path(p).is_file()]
-    return found
 
 
 if __name__ == "__main__":

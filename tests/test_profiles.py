@@ -251,3 +251,14 @@ def test_a_column_named_in_sql_that_a_parquet_file_lacks_is_exit_2(tmp_path):
     result = CliRunner().invoke(main, ["profile", "check", str(profile), str(path)])
     assert result.exit_code == 2
     assert f"{path} has no column 'stake_cents'" in result.output
+
+
+def test_profile_check_takes_globs_and_refuses_a_path_that_names_nothing(tmp_path):
+    _exports(tmp_path / "exports")
+    globbed = CliRunner().invoke(main, ["profile", "check", str(EXAMPLE),
+                                        str(tmp_path / "exports" / "*_wagers_*")])
+    assert globbed.exit_code == 0, globbed.output
+    assert globbed.output.strip().endswith("1 file(s) read, 0 skipped")
+    missing = CliRunner().invoke(main, ["profile", "check", str(EXAMPLE),
+                                        str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2 and "no such file or folder" in missing.output

@@ -107,7 +107,7 @@ class Log:
 
     @property
     def rows_held_at_most(self) -> int:
-        return compact.ROWS_AT_MOST if self.hold_rows is None else self.hold_rows
+        return _rows_held(self.hold_rows)
 
     @property
     def parquet_rows(self) -> int:
@@ -179,7 +179,7 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
     if spill_text is None:
         spill_text = spill.should_spill(sources)
     spill_text = workdir is not None and (spill_all or spill_text)
-    hold = compact.ROWS_AT_MOST if hold_rows is None else hold_rows
+    hold = _rows_held(hold_rows)
     files, held, counts, days = [], [], [], []
     # each file's hash is taken while polars looks the files over (hashing lets go of
     # Python, so the two share the cores)
@@ -221,6 +221,11 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
     )
     known = [d for d in days if d is not None]
     return Log(files, held, table_rows, min(known) if known else None, hold_rows=hold_rows)
+
+
+def _rows_held(hold_rows: int | None) -> int:
+    """Parquet rows the parts may hold typed (None: compact.ROWS_AT_MOST, read now)."""
+    return compact.ROWS_AT_MOST if hold_rows is None else hold_rows
 
 
 def _spills(item: _Held, spill_all: bool, hold: int) -> bool:

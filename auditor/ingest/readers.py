@@ -105,7 +105,7 @@ def _read_jsonl(data: bytes, newlines: int | None = None) -> RawFile:
     """A clean file (every line an object, no blank line) is read whole by polars: what
     is checked first are searches over the bytes, not a loop over the lines. Any other
     is read line by line. `newlines`: the line breaks in `data`, where counted already."""
-    lines = clean_jsonl_lines(data, newlines)
+    lines = _clean_jsonl_lines(data, newlines)
     if lines:
         frame = _polars_jsonl(data, TYPED_SCHEMA)
         if frame is None:
@@ -118,7 +118,7 @@ def _read_jsonl(data: bytes, newlines: int | None = None) -> RawFile:
     return _read_jsonl_by_line(split)
 
 
-def clean_jsonl_lines(data: bytes, newlines: int | None = None) -> int | None:
+def _clean_jsonl_lines(data: bytes, newlines: int | None = None) -> int | None:
     """The lines of JSON Lines text where none is blank (polars' reader then reads one
     record a line, or fails), else None."""
     if _BLANK_LINE.search(data) or _BLANK_FIRST_LINE.match(data):
@@ -205,7 +205,7 @@ def _malformed(number: int, line: bytes, why: str) -> Problem:
 
 
 def _read_csv(data: bytes, newlines: int | None = None) -> RawFile:
-    header = csv_header(data)
+    header = _csv_header(data)
     if header is None:
         return RawFile(empty(), [unreadable("the CSV header row cannot be read", line=1)])
     problems: list[Problem] = []
@@ -235,7 +235,7 @@ def _read_csv_fast(data: bytes, header: list[str],
     no row with more fields than the header) is read whole by polars, checked by
     searches over the bytes; any other row by row, a row bad when its comma count
     differs from the header's."""
-    rows = clean_csv_rows(data, len(header), newlines)
+    rows = _clean_csv_rows(data, len(header), newlines)
     if rows:
         frame = _polars_csv(data, header, TYPED_SCHEMA)
         if frame is None:
@@ -245,7 +245,7 @@ def _read_csv_fast(data: bytes, header: list[str],
     return _read_csv_checked(data, header)
 
 
-def clean_csv_rows(data: bytes, width: int, newlines: int | None = None) -> int | None:
+def _clean_csv_rows(data: bytes, width: int, newlines: int | None = None) -> int | None:
     """The rows below the header of unquoted CSV text where no line is empty and the
     commas are as many as rows of `width` fields need (polars' reader then reads one
     record a line, or fails on a row with more), else None."""
@@ -255,7 +255,7 @@ def clean_csv_rows(data: bytes, width: int, newlines: int | None = None) -> int 
     return rows
 
 
-def csv_header(data: bytes) -> list[str] | None:
+def _csv_header(data: bytes) -> list[str] | None:
     """The names in the CSV text's first line (None: it cannot be read)."""
     end = data.find(b"\n")
     try:

@@ -65,7 +65,7 @@ def expand(arguments: list[str]) -> list[Source]:
 def _named_by(arg: str) -> list[Path]:
     """The log files one argument names."""
     if glob.has_magic(arg):
-        matches = _glob(arg)
+        matches = glob_matches(arg)
         found = [m for m in matches if m.is_file() and encoding_of(m)]
         found += [f for m in matches if m.is_dir() for f in _files_in(m)]
         if not found:
@@ -89,7 +89,7 @@ def _named_by(arg: str) -> list[Path]:
     raise SourceError(f"{arg}: no such file or folder")
 
 
-def _glob(pattern: str) -> list[Path]:
+def glob_matches(pattern: str) -> list[Path]:
     """A pattern's matches, sorted: by the local glob, or for a URL by its filesystem's
     glob from the folder before the first wildcard."""
     if not storage.is_url(pattern):

@@ -4,6 +4,7 @@ read: the mapped columns it lacks, and the values no map covers (`profile check`
 from __future__ import annotations
 
 import fnmatch
+import glob
 import gzip
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,8 @@ from urllib.parse import unquote, urlsplit
 
 import polars as pl
 
+from ..ingest import storage
+from ..ingest.sources import SourceError, glob_matches
 from .model import Profile, Source
 
 
@@ -20,6 +23,29 @@ def base_name(path: Path | str) -> str:
     if "://" in text:
         text = urlsplit(text).path
     return unquote(text.rstrip("/").rsplit("/", 1)[-1])
+
+
+def files_named(arguments) -> list[tuple[Path, bool]]:
+    """Each file the LOG arguments name (files, folders, globs; URLs too), and whether it
+    was named itself: a folder's or a glob's file that no source matches is skipped, a
+    file named on the command line is not. Any extension: the profile's `files` choose."""
+    found: list[tuple[Path, bool]] = []
+    for argument in arguments:
+        matched = glob_matches(argument) if glob.has_magic(argument) else None
+        path = storage.location(argument)
+        if matched is None and path.is_file():
+            found.append((path, True))
+            continue
+        folders = matched if matched is not None else [path] if path.is_dir() else []
+        files = [m for m in matched or [] if m.is_file()]
+        files += [f for folder in folders if folder.is_dir()
+                  for f in sorted(folder.rglob("*"), key=lambda p: p.parts) if f.is_file()]
+        if matched is None and not folders:
+            raise SourceError(f"{argument}: no such file or folder")
+        if not files:
+            raise SourceError(f"{argument}: names no file")
+        found += [(f, False) for f in files]
+    return found
 
 
 def sources_of(profile: Profile, path: Path | str) -> list[Source]:
