@@ -32,11 +32,13 @@ from .audit_part import (
     prepare_part,
     run_part,
 )
+from .coverage import Coverage, of_log
 from .house import HouseRules
 from .ingest import chunks, compact, spill, storage
-from .ingest.partition import Log, open_log
+from .ingest.partition import Log, open_log, open_rows
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
+from .profiles.read import Translated, quiet
 from .rules import catalog
 from .rulesets import Rulesets
 from .scope import Scope, Window, findings_in_scope
@@ -61,6 +63,8 @@ class AuditResult:
     rule_ids: list[str]  # rules applied
     contexts: dict[str, GameContext] = field(default_factory=dict)  # per game, with its frames
     plan: Plan | None = None  # how the audit ran: its budget, its parts and where
+    coverage: Coverage | None = None  # which rules were judged on which tables
+    export: Translated | None = None  # the exports and profile, where read through one
 
     @property
     def scope(self) -> Scope:
@@ -415,6 +419,7 @@ def run(
     workers: int = 1,
     cluster: str | None = None,
     memory: int | None = None,
+    export: Translated | None = None,
 ) -> AuditResult:
     """Audit the logs. `context`: logs read only to give the audited rounds their
     history (never reported themselves); `window`: only the rounds that start within it
@@ -425,7 +430,9 @@ def run(
     every text file is then spilled, so that each part reads its tables only. `memory`:
     the budget in bytes (None: budget.default_bytes()) the parts, the held rows and the
     spill are planned within; a log that cannot fit it is refused (AuditError) before
-    its parts are read.
+    its parts are read. `export`: the exports read through a profile (their events, at
+    their own files and lines), in place of reading `sources` (its `sources` and
+    `context`).
 
     A log of several parts is audited in a worker process started with spawn: a script
     calling this must do so under `if __name__ == "__main__":`."""
@@ -445,20 +452,23 @@ def run(
             worker.start()
         with storage.work_folder(workdir) as spilled:
             return _run(sources, list(context), window, house, rs, worker, progress, spilled,
-                        limit)
+                        limit, export)
     finally:
         worker.stop()
 
 
 def _run(sources: list[Source], context: list[Source], window: Window | None,
          house: HouseRules, rs: Rulesets, worker: _Worker | _Pool, progress: Progress,
-         workdir: Path, limit: budget.Budget) -> AuditResult:
+         workdir: Path, limit: budget.Budget, export: Translated | None = None) -> AuditResult:
     every = [*sources, *context]
     text = spill.text_bytes(every)
-    hold = limit.held_rows(compact.ROWS_AT_MOST)
-    log = open_log(every, workdir, spill_all=isinstance(worker, _Pool),
-                   spill_text=not limit.holds_text(text), hold_rows=hold,
-                   chunk_bytes=limit.chunk_bytes())
+    if export is not None:
+        log = open_rows(export.named())
+    else:
+        hold = limit.held_rows(compact.ROWS_AT_MOST)
+        log = open_log(every, workdir, spill_all=isinstance(worker, _Pool),
+                       spill_text=not limit.holds_text(text), hold_rows=hold,
+                       chunk_bytes=limit.chunk_bytes())
     log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
     on = _first_day(log, len(sources), window)
     setting = Setting(log, house, rs, on)
@@ -488,8 +498,14 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
                 contexts[game] = _context_of_findings(game, kept, totals.unauditable, house, rs,
                                                       on)
     totals.problems = problems_deduplicated(totals.problems, totals.missing_rows)
-    findings = fnd.order(pl.concat([fnd.from_problems(totals.problems, log.files), *found]))
-    return AuditResult(totals, findings, house, rs, on, applied, contexts, plan)
+    findings = pl.concat([fnd.from_problems(totals.problems, log.files), *found])
+    coverage = of_log(totals.tables, export.tables if export else None,
+                      export.unordered if export else None)
+    findings = coverage.keep(findings)
+    if export is not None:
+        findings = quiet(export, findings)
+    return AuditResult(totals, fnd.order(findings), house, rs, on, applied, contexts, plan,
+                       coverage, export)
 
 
 def _planned(log: Log, limit: budget.Budget, worker: _Worker | _Pool,

@@ -226,11 +226,21 @@ def main() -> None:
     "every output file is written; the report compares it with the run before. "
     "`auditor history` reads the store.",
 )
+@click.option(
+    "--profile",
+    "profile_path",
+    metavar="PROFILE.toml",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Read LOGS and --context as a table system's own exports, through this export "
+    "profile (export-profiles-v1): files of any extension its sources' `files` match.",
+)
 @_signing_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
           context_logs, gaming_day, start, until, workers, cluster, workdir, quiet,
-          memory=None, store_url=None, sign_key=None, sign_cert=None, timestamp_url=None):
+          memory=None, store_url=None, sign_key=None, sign_cert=None, timestamp_url=None,
+          profile_path=None):
     """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
     from . import audit as audit_mod
     from . import details as dtl
@@ -245,9 +255,13 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         house = load_house(house_path, rs, on=date.today())
     except HouseRulesError as exc:
         raise Failure(f"{house_path}: {exc}") from None
+    export = _exports(profile_path, logs, context_logs)
     try:
-        sources = expand(list(logs))
-        context = expand(list(context_logs)) if context_logs else []
+        if export is not None:
+            sources, context = export.sources, export.context
+        else:
+            sources = expand(list(logs))
+            context = expand(list(context_logs)) if context_logs else []
     except SourceError as exc:
         raise Failure(str(exc)) from None
     window = _window(house, gaming_day, start, until)
@@ -263,7 +277,8 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         result = audit_mod.run(sources, house, rs, progress=progress, context=context,
                                window=window, workdir=workdir, workers=workers,
                                cluster=cluster,
-                               memory=None if memory is None else int(memory * (1 << 30)))
+                               memory=None if memory is None else int(memory * (1 << 30)),
+                               export=export)
     except audit_mod.AuditError as exc:
         raise Failure(f"the audit stopped: {exc}") from None
     if not quiet and result.plan is not None:
@@ -275,9 +290,10 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     summary = summ.build(result, datetime.now().astimezone())
     _compare(recorder, summary, result.findings, out)
     summ.write(summary, out)
-    from .report.evidence import keep_house_rules
+    from .report.evidence import keep_house_rules, keep_profile
 
     keep_house_rules(house_path, out)
+    keep_profile(profile_path, out)
     progress("replaying the rounds to show")
     dtl.write(dtl.round_details(result, detail_per_rule), out, detail_per_rule)
     if not no_report:
@@ -292,6 +308,33 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         click.echo("", err=True)
     _print_summary(summary, out, quiet)
     sys.exit(_exit_status(summary, fail_on))
+
+
+def _exports(profile_path: Path | None, logs, context_logs):
+    """The exports LOGS and --context name, read through the profile, or an import
+    dataset read back (None: hand histories); a profile error, or a file no source
+    reads, is exit 2."""
+    from .ingest.sources import SourceError
+    from .profiles import ProfileError
+    from .profiles import dataset as ds
+    from .profiles.load import load as load_profile
+    from .profiles.read import translate
+
+    if profile_path is None:
+        datasets = [Path(a) for a in logs if ds.is_dataset(Path(a))]
+        if not datasets:
+            return None
+        if len(logs) > 1 or context_logs:
+            raise Failure(f"{datasets[0]} is an import dataset: audit it alone, without "
+                          "other logs or --context")
+        try:
+            return ds.read(datasets[0])
+        except ds.DatasetError as exc:
+            raise Failure(str(exc)) from None
+    try:
+        return translate(load_profile(profile_path), list(logs), list(context_logs))
+    except (ProfileError, SourceError) as exc:
+        raise Failure(str(exc)) from None
 
 
 def _work_folder(text: str) -> Path:
@@ -532,10 +575,16 @@ def _simulate_command(game: str):
     @click.option("--start", default=None, metavar="TIME",
                   help="When the first table opens, ISO 8601 with its UTC offset "
                   "(default 2026-11-01T20:00:00-05:00).")
-    def command(rounds, tables, seed, faults, out, encoding, start):
+    @click.option("--layout", type=click.Choice(["events", "coups", "wagers"]), default=None,
+                  help="Write the day as a table system would export it, with the profile "
+                  "that reads it (profile.toml): events, a device feed; coups or wagers, "
+                  "baccarat shoe coups and RFID wagers joined to them by time (both are "
+                  "written: wagers need their coups). Default: the hand-history format.")
+    def command(rounds, tables, seed, faults, out, encoding, start, layout):
         """Write a log, a matching house.toml and (with --faults) truth.tsv to OUT."""
         import importlib
 
+        from .simulate import exports
         from .simulate.writer import write_events, write_house_rules
 
         module = importlib.import_module(f".simulate.{game}", __package__)
@@ -546,10 +595,16 @@ def _simulate_command(game: str):
             except ValueError:
                 raise Failure(f"--start {start!r} is not an ISO 8601 time") from None
         sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults, **opens)
-        log = write_events(sim.events, out / f"{game}.{encoding}", encoding)
+        if layout is None:
+            logs = [write_events(sim.events, out / f"{game}.{encoding}", encoding)]
+        elif layout != "events" and game != "baccarat":
+            raise Failure(f"--layout {layout} is written for baccarat; blackjack tables "
+                          "are exported as a device feed (--layout events)")
+        else:
+            logs = exports.write(sim.events, out, layout, game)
         extra = {"blackjack": sim.house} if game == "blackjack" else {}
         house = write_house_rules(sim.tables, out / "house.toml", **extra)
-        written = [log, house]
+        written = [*logs, house]
         if faults > 0:
             # tab-separated, so that auditing the folder does not read it as a log
             sim.truth.write_csv(out / "truth.tsv", separator="\t")
@@ -623,6 +678,37 @@ def profile_check(profile_path, logs):
     files = f"; {counts['read']} file(s) read, {counts['skipped']} skipped" if logs else ""
     click.echo(f"profile check: the profile is valid{files}")
 
+
+
+@main.command("import")
+@click.argument("logs", nargs=-1, required=True, metavar="LOG...")
+@click.option("--profile", "profile_path", required=True, metavar="PROFILE.toml",
+              type=click.Path(path_type=Path), help="The export profile LOGS are read through.")
+@click.option("--house", "house_path", required=True, type=click.Path(path_type=Path),
+              help="The house rules: the facility, and when a gaming day starts.")
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="The dataset folder to write (hive layout).")
+def import_exports(logs, profile_path, house_path, out):
+    """Read LOGS (a table system's exports) through PROFILE and write them as a Parquet
+    dataset of the format's rows in hive layout, each row with its source_file and
+    source_line; `auditor audit OUT` then gives the findings `audit --profile` gives."""
+    from .house import HouseRulesError
+    from .house import load as load_house
+    from .profiles import dataset as ds
+
+    rs = _rulesets(None)
+    try:
+        house = load_house(house_path, rs, on=date.today())
+    except HouseRulesError as exc:
+        raise Failure(f"{house_path}: {exc}") from None
+    export = _exports(profile_path, logs, ())
+    if out.exists() and any(out.iterdir()):
+        raise Failure(f"{out}: the folder is not empty; import into a new folder")
+    rows = ds.write(export, house.facility or "unnamed", house.gaming_day_start, out)
+    counts = export.accounting()
+    click.echo(f"{counts['read']} export rows read ({counts['repeats']} repeats, "
+               f"{counts['no_event']} mapped to no event), {rows} rows written, "
+               f"{sum(len(e.problems) for e in export.exports)} input finding(s) kept -> {out}")
 
 
 if __name__ == "__main__":

@@ -43,14 +43,21 @@ def accounting(result: AuditResult) -> dict[str, Any]:
     rows_reported = lost + log.unplaced.height + log.rows_withheld
     rounds_read = log.rounds_read
     rounds_reported = log.rounds_withheld
+    rows = {
+        "read": rows_read,
+        "audited": rows_audited,
+        "reported": rows_reported,
+        "unreadable_records": lost,
+        "balanced": rows_read == rows_audited + rows_reported,
+    }
+    if result.export is not None:
+        # exports: `read` counts their rows; audited and reported count the events
+        # made from them, which `events` balances
+        export = result.export.accounting()
+        rows = {**rows, "read": export["read"], "events": rows_read, "export": export,
+                "balanced": rows["balanced"] and export["balanced"]}
     return {
-        "rows": {
-            "read": rows_read,
-            "audited": rows_audited,
-            "reported": rows_reported,
-            "unreadable_records": lost,
-            "balanced": rows_read == rows_audited + rows_reported,
-        },
+        "rows": rows,
         "rounds": {
             "read": rounds_read,
             "audited": rounds_read - rounds_reported,
@@ -234,9 +241,21 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
         "money": _money(findings, registry_over),
         "dealers": _per_dealer(result, registry_over),
         "rules_applied": result.rule_ids,
+        # which rules were judged on which tables, and why not where they were not
+        "coverage": result.coverage.as_dict() if result.coverage is not None else None,
+        "profile": _profile(result),
         # how the audit ran: its memory budget, its parts and where they ran
         "execution": result.plan.as_dict() if result.plan is not None else None,
     }
+
+
+def _profile(result: AuditResult) -> dict[str, Any] | None:
+    """The export profile the logs were read through (None: hand histories)."""
+    if result.export is None:
+        return None
+    profile = result.export.profile
+    return {"name": profile.name, "path": str(profile.path), "sha256": profile.sha256,
+            "skipped": [str(p) for p in result.export.skipped]}
 
 
 def _file(f: InputFile) -> dict[str, Any]:

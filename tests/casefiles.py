@@ -15,6 +15,8 @@ A case file (`tests/cases/<scope>/<RULE>.toml`) holds `[[case]]` entries:
     drop_columns = ["amount"]  # CSV/Parquet written from `events` without these columns
     truncate = 40              # keep only this many bytes (e.g. a cut gzip stream)
     context = ["before.jsonl"] # optional: files read as context only (--context)
+    profile = '''...'''        # optional: an export profile; the files (each `text`) are
+                               # then a table system's exports, read through it
 
 `{"macro": ...}` lines expand to whole shoes and rounds (tests/baccarat_macros.py).
 `events` lines get table_id BAC-01, game baccarat, shoe_id S1, a ts, a seq
@@ -38,6 +40,8 @@ from auditor.house import HouseRules
 from auditor.house import parse as parse_house
 from auditor.ingest import vocabulary as v
 from auditor.ingest.sources import expand
+from auditor.profiles.load import load as load_profile
+from auditor.profiles.read import translate
 from auditor.rulesets import load_rulesets
 
 CASES = Path(__file__).resolve().parent / "cases"
@@ -155,6 +159,13 @@ def run_case(case: dict, folder: Path) -> pl.DataFrame:
         write_file(folder, spec, house)
     context = case.get("context", [])
     named = [spec["name"] for spec in case["files"] if spec["name"] not in context]
+    if "profile" in case:
+        (folder / "profile.toml").write_text(case["profile"], encoding="utf-8")
+        export = translate(load_profile(folder / "profile.toml"),
+                           [str(folder / name) for name in named],
+                           [str(folder / name) for name in context])
+        return audit.run(export.sources, house, rs, context=export.context,
+                         export=export).findings
     sources = expand([str(folder / name) for name in named])
     around = expand([str(folder / name) for name in context]) if context else []
     return audit.run(sources, house, rs, context=around).findings

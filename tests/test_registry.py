@@ -11,7 +11,7 @@ from auditor.rules.catalog import REGISTRY
 from auditor.rulesets import load_rulesets
 
 RULES = REGISTRY.all()
-ID = re.compile(r"^(IN|HR|BA|BJ)\d{3}$")
+ID = re.compile(r"^(IN|HR|EX|BA|BJ)\d{3}$")
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
 
 
@@ -31,6 +31,8 @@ def test_rule_citation_resolves(rule):
     if rule.scope in ("baccarat", "blackjack"):
         assert rule.citation.startswith("9 NYCRR 5324."), rule.citation
         assert rule.check is not None, f"{rule.id} is a game rule without a check"
+    elif rule.id.startswith("EX"):
+        assert rule.citation.startswith("export-profiles-v1 "), rule.citation
     else:
         assert rule.citation.startswith("hand-history-v1 "), rule.citation
 

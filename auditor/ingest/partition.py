@@ -387,3 +387,24 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
             yield RawFile(readers.empty(), lost, 0, [])
             continue
         yield RawFile(piece, [], 0, held.missing if offset == 0 else [])
+
+
+def open_rows(named: list[tuple[Source, InputFile, RawFile]]) -> Log:
+    """A log of rows already read (exports read through a profile: each file's events,
+    at its own lines), held whole like a small log's text files."""
+    held, counts, days, files = [], [], [], []
+    for source, file, raw in named:
+        item = _Held(source, text=raw)
+        frame = raw.frame
+        counts.append(_table_counts(frame.lazy(), TABLE in frame.columns))
+        day = _first_day(frame.lazy()) if frame.height else None
+        days.append(day)
+        item.first_day = day
+        held.append(item)
+        files.append(file)
+    table_rows = (
+        pl.concat([pl.DataFrame(schema={TABLE: pl.String, "rows": pl.UInt32}), *counts])
+        .group_by(TABLE).agg(pl.col("rows").sum()).sort(TABLE, nulls_last=True)
+    )
+    known = [d for d in days if d is not None]
+    return Log(files, held, table_rows, min(known) if known else None)

@@ -25,6 +25,7 @@ TABLE_STATS = {
     "last": pl.Datetime("us"),
     "rows_audited": pl.Int64,
     "rounds_audited": pl.Int64,
+    "wager_rows": pl.Int64,  # wager rows read (none: the table's log records no wagers)
 }
 
 
@@ -47,6 +48,7 @@ def _table_stats(part: Ingested) -> pl.DataFrame:
         played.alias("rounds_read"),
         pl.col("time").filter(row).min().alias("first"),
         pl.col("time").filter(row).max().alias("last"),
+        (pl.col("event") == "wager").sum().alias("wager_rows"),
     )
     audited = part.audited.group_by("table_id").agg(
         row.sum().alias("rows_audited") if scoped else pl.len().alias("rows_audited"),

@@ -82,3 +82,26 @@ def read_as_cards(cards: Cards, cells: list[str]) -> list[str]:
     frame = pl.DataFrame({"cell": cells}, schema={"cell": pl.String})
     read = frame.select(pl.col("cell"), parts(cards, pl.col("cell")).alias("card"))
     return read.filter(pl.col("card").struct.field("rank").is_not_null())["cell"].to_list()
+
+
+def codes(cards: Cards, cell: pl.Expr) -> pl.Expr:
+    """Each cell as the format writes a card: rank then suit (`TS`; a notation without
+    suits gives each card the suit S, and rules that need the suit are not evidenced);
+    a `none` cell or an empty one is no card (null); a cell the notation cannot read is
+    kept as written, a bad card at its line."""
+    cell = cell.cast(pl.String).str.strip_chars()
+    read = parts(cards, cell)
+    rank, suit = read.struct.field("rank"), read.struct.field("suit")
+    none = [n.strip() for n in cards.none]
+    return (pl.when(cell.is_null() | (cell == "") | cell.is_in(none)).then(None)
+            .when(rank.is_not_null()).then(rank + pl.coalesce(suit, pl.lit("S")))
+            .otherwise(cell))
+
+
+def has_suits(cards: Cards | None) -> bool:
+    """Whether the notation records suits."""
+    if cards is None:
+        return True
+    if cards.notation == "points":
+        return False
+    return cards.notation != "pattern" or "(?P<suit>" in (cards.pattern or "")

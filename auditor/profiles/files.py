@@ -68,10 +68,10 @@ class Looked:
 
 def look(path: Path, source: Source) -> Looked:
     """The file read whole, every column as text, against its source's mappings."""
-    frame = _read(path, source)
+    frame = read_whole(path, source)
     found = Looked(rows=frame.height)
     found.missing = [c for c in named_columns(source) if c not in frame.columns]
-    lines = frame.with_columns(_lines(path, source, frame.height).alias("line"))
+    lines = frame.with_columns(lines_of(path, source, frame.height).alias("line"))
     for canonical, mapped in source.values.items():
         column = source.columns.get(canonical)
         if column is None or column.column is None or column.column not in frame.columns:
@@ -102,7 +102,7 @@ def named_columns(source: Source) -> list[str]:
     return list(dict.fromkeys(named))
 
 
-def _lines(path: Path, source: Source, rows: int) -> pl.Series:
+def lines_of(path: Path, source: Source, rows: int) -> pl.Series:
     """Each row's line: a CSV row's below its header, a Parquet row's number, and a JSON
     Lines record's line in the text, blank lines counted (polars' reader passes them)."""
     kind = source.format_of(path.name)
@@ -119,10 +119,15 @@ def _lines(path: Path, source: Source, rows: int) -> pl.Series:
         1, rows + 1, eager=True)
 
 
-def _read(path: Path, source: Source) -> pl.DataFrame:
+def read_whole(path: Path, source: Source) -> pl.DataFrame:
+    """A file read whole: CSV every column as text, JSON Lines as JSON types it, Parquet
+    as stored (a .gz file decompressed first)."""
     kind = source.format_of(path.name)
+    if kind == "parquet":
+        return pl.read_parquet(path)
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
     if kind == "csv":
-        return pl.read_csv(path, infer_schema=False, separator=source.delimiter)
-    if kind == "jsonl":
-        return pl.read_ndjson(path, infer_schema_length=None)
-    return pl.read_parquet(path)
+        return pl.read_csv(data, infer_schema=False, separator=source.delimiter)
+    return pl.read_ndjson(data, infer_schema_length=None)

@@ -1,4 +1,5 @@
-"""The evidence a report carries inside it: findings.csv, summary.json and the house rules.
+"""The evidence a report carries inside it: findings.csv, summary.json, the house rules
+and, for exports read through one, the export profile.
 
 A report is filed and kept for years, and the machine files beside it can be lost or
 drift apart from it. So the PDF is a PDF/A-3 document that embeds them as associated
@@ -7,8 +8,9 @@ them, and its provenance section prints each one's SHA-256: `auditor verify` che
 one against the other. What the report shows is `Data` (findings, summary); what the
 audit was judged by is `Source` (the house rules).
 
-The audit keeps a copy of the house rules in its output folder (`house.toml`), so that
-`auditor report DIR` embeds the file the audit applied without the path it was read from.
+The audit keeps a copy of the house rules (`house.toml`) and of the export profile
+(`profile.toml`) in its output folder, so that `auditor report DIR` embeds the files the
+audit applied without the paths they were read from.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 HOUSE_COPY = "house.toml"
+PROFILE_COPY = "profile.toml"
 VARIANT = "pdf/a-3a"  # ISO 19005-3, level A: tagged, every glyph mapped to Unicode
 VARIANT_NAME = "PDF/A-3a"
 
@@ -45,6 +48,11 @@ _HOUSE = (
     "Source",
     "application/toml",
     "The house rules file the audit applied",
+)
+_PROFILE = (
+    "Source",
+    "application/toml",
+    "The export profile the logs were read through",
 )
 
 
@@ -85,13 +93,21 @@ def _sha256_of(path: Path) -> str:
 def keep_house_rules(house_path: Path | None, out: Path) -> Path | None:
     """Copy the house rules into OUT as house.toml, so the folder holds every file the
     report embeds (a path outside it may be gone when the report is rendered again)."""
-    if house_path is None:
+    return _keep(house_path, out / HOUSE_COPY)
+
+
+def keep_profile(profile_path: Path | None, out: Path) -> Path | None:
+    """Copy the export profile into OUT as profile.toml (as the house rules)."""
+    return _keep(profile_path, out / PROFILE_COPY)
+
+
+def _keep(path: Path | None, target: Path) -> Path | None:
+    if path is None:
         return None
-    target = out / HOUSE_COPY
-    if target.exists() and target.samefile(house_path):
+    if target.exists() and target.samefile(path):
         return target
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(house_path, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, target)
     return target
 
 
@@ -103,32 +119,45 @@ def _read(path: Path, name: str, relationship: str, mime: str, description: str)
 
 def _house_rules(out: Path, summary: dict) -> tuple[Evidence | None, str]:
     """The house rules file the audit applied, if it can be found unchanged, and what a
-    reader should know about it (why it is not embedded, or where it came from).
-
-    The folder's copy comes first, then the path the audit recorded; either is embedded
-    only when its SHA-256 is the one summary.json recorded."""
+    reader should know about it (why it is not embedded, or where it came from)."""
     recorded = summary.get("house_rules") or {}
-    digest, origin = recorded.get("sha256"), recorded.get("path")
-    if not digest:
+    if not recorded.get("sha256"):
         return None, "The audit recorded no house rules file, so none is embedded."
-    relationship, mime, what = _HOUSE
+    return _applied(out, recorded, HOUSE_COPY, _HOUSE, "house rules file")
+
+
+def _profile(out: Path, summary: dict) -> tuple[Evidence | None, str]:
+    """The export profile the logs were read through (none: hand histories)."""
+    recorded = summary.get("profile") or {}
+    if not recorded.get("sha256"):
+        return None, ""
+    return _applied(out, recorded, PROFILE_COPY, _PROFILE, "export profile")
+
+
+def _applied(out: Path, recorded: dict, copy_name: str, kind: tuple[str, str, str],
+             what_file: str) -> tuple[Evidence | None, str]:
+    """A file the audit applied, if it can be found unchanged: the folder's copy first,
+    then the path the audit recorded; either is embedded only when its SHA-256 is the
+    one summary.json recorded."""
+    digest, origin = recorded.get("sha256"), recorded.get("path")
+    relationship, mime, what = kind
     description = f"{what} (read from {origin})." if origin else f"{what}."
-    copy = out / HOUSE_COPY
+    copy = out / copy_name
     copy_differs = copy.is_file() and _sha256_of(copy) != digest
     if copy.is_file() and not copy_differs:
-        return _read(copy, HOUSE_COPY, relationship, mime, description), ""
+        return _read(copy, copy_name, relationship, mime, description), ""
     differs = (
-        f"The output folder's {HOUSE_COPY} is not the house rules file the audit applied "
+        f"The output folder's {copy_name} is not the {what_file} the audit applied "
         "(its SHA-256 differs from the one summary.json records)"
     )
     if origin and Path(origin).is_file() and _sha256_of(Path(origin)) == digest:
-        house = _read(Path(origin), HOUSE_COPY, relationship, mime, description)
-        why = differs if copy_differs else f"The output folder holds no {HOUSE_COPY}"
-        return house, f"{why}; the file at {origin}, unchanged, is embedded."
+        found = _read(Path(origin), copy_name, relationship, mime, description)
+        why = differs if copy_differs else f"The output folder holds no {copy_name}"
+        return found, f"{why}; the file at {origin}, unchanged, is embedded."
     if copy_differs:
         return None, f"{differs}, so it is not embedded; the report states its SHA-256 only."
     return None, (
-        f"The house rules file the audit applied ({origin or 'no path recorded'}) is neither "
+        f"The {what_file} the audit applied ({origin or 'no path recorded'}) is neither "
         "in the output folder nor unchanged at its recorded path, so it is not embedded; "
         "the report states its SHA-256 only."
     )
@@ -145,11 +174,12 @@ def gather(out: Path, summary: dict) -> tuple[list[Evidence], list[str]]:
             found.append(_read(path, name, relationship, mime, description))
         else:
             notes.append(f"{name} is not in the output folder, so it is not embedded.")
-    house, note = _house_rules(out, summary)
-    if house is not None:
-        found.append(house)
-    if note:
-        notes.append(note)
+    for applied in (_house_rules, _profile):
+        kept, note = applied(out, summary)
+        if kept is not None:
+            found.append(kept)
+        if note:
+            notes.append(note)
     return found, notes
 
 

@@ -451,6 +451,36 @@ def _citation_order(citation: str) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts)
 
 
+def _coverage(summary: dict) -> dict | None:
+    """The scope section: how many rules were judged, and the rules that were not (or
+    not on every table) grouped by why and where."""
+    coverage = summary.get("coverage")
+    if not coverage:
+        return None
+    groups: dict[tuple[str, str], list[str]] = {}
+    for rule in coverage["by_rule"]:
+        if rule["state"] == "judged":
+            continue
+        if "why" in rule:
+            groups.setdefault((rule["why"], "—"), []).append(rule["rule_id"])
+            continue
+        by_reason: dict[str, list[str]] = {}
+        for place in rule.get("not_judged_on", []):
+            by_reason.setdefault(place["why"], []).append(place["table_id"])
+        for why, tables in by_reason.items():
+            groups.setdefault((why, ", ".join(tables)), []).append(rule["rule_id"])
+    rounds = [r for r in coverage["by_rule"] if r.get("rounds_not_judged")]
+    return {
+        "rules": coverage["rules"],
+        "judged": coverage["judged"],
+        "partly": coverage["partly"],
+        "groups": [{"why": why, "tables": tables, "rules": ids}
+                   for (why, tables), ids in groups.items()],
+        "rounds": [{"rule_id": r["rule_id"], "rounds": r["rounds_not_judged"],
+                    "why": r["rounds_why"]} for r in rounds],
+    }
+
+
 def _files(out: Path) -> list[dict]:
     return [
         {"name": name, "bytes": (out / name).stat().st_size, "sha256": sha256_of(out / name)}
@@ -501,6 +531,7 @@ def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any
         "shown_total": shown.height,
         "paragraphs": _paragraphs(rs, findings),
         "rules": rules,
+        "coverage": _coverage(summary),
         "outputs": _files(out),
         "comparison": cmp.for_report(out),  # None unless the audit wrote to a store
     }

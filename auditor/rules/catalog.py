@@ -1,6 +1,6 @@
 """Every rule the auditor knows, registered by importing its module."""
 
-from . import input_quality  # noqa: F401 - registers the input and house-rules rules
+from . import exports, input_quality  # noqa: F401 - register the input and house-rules rules
 from .baccarat import (  # noqa: F401 - each module registers its rules
     collection,
     commission,

@@ -153,6 +153,7 @@ SEQ_DUPLICATE = register(
         "second occurrence (in file order) is reported.",
         "BAC-01 rows with seq 41, 42, 42, 43",
         "BAC-01 rows with seq 41, 42, 43, 44 (gaps are allowed)",
+        needs=("seq",),
     )
 )
 SEQ_BACKWARDS = register(
@@ -167,6 +168,7 @@ SEQ_BACKWARDS = register(
         "rows of one table are recorded in `seq` order.",
         "BAC-01 rows in a file with seq 41, 45, 43",
         "BAC-01 rows in a file with seq 41, 43, 45",
+        needs=("seq",),
     )
 )
 EVENT_AFTER_ROUND_END = register(
@@ -194,6 +196,7 @@ ROUND_WITHOUT_SHUFFLE = register(
         "procedure cannot be checked.",
         "shoe S9 begins with round_start (round 1) and has no shuffle",
         "shoe S9 begins with shuffle (round 0), then round_start (round 1)",
+        needs=("shuffles",),
     )
 )
 ROUND_NOT_AUDITABLE = register(
@@ -239,6 +242,7 @@ SHOE_BEGAN_BEFORE_LOG = register(
         "fact the log records. One warning per shoe.",
         "a nightly log that begins at round 31 of shoe BAC-01-0007",
         "the same log given the night before as context: the shoe's shuffle is in it",
+        needs=("shuffles",),
     )
 )
 ROUND_BEGAN_BEFORE_LOG = register(
@@ -285,6 +289,7 @@ SEQ_GAP = register(
         "seq_gapless = true; BAC-01 rows with seq 41, 42, 45",
         "seq_gapless = true; BAC-01 rows with seq 41, 42, 43 (or seq_gapless = false: gaps "
         "are allowed)",
+        needs=("seq",),
     )
 )
 TABLE_NOT_IN_HOUSE_RULES = register(

@@ -54,6 +54,9 @@ class Rule:
     # table_id and seq of every row a finding may point at, and `across` judges the
     # evidence of all parts at once, giving the check rows.
     across: Callable[[pl.DataFrame, HouseRules], pl.DataFrame] | None = None
+    # The evidence the rule needs (coverage.EVIDENCE): where a table's log does not
+    # record one of them, the rule is not judged there
+    needs: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, str]:
         return {
@@ -66,6 +69,7 @@ class Rule:
             "what": self.what,
             "fail_example": self.fail_example,
             "pass_example": self.pass_example,
+            "needs": list(self.needs),
         }
 
 

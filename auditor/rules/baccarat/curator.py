@@ -169,6 +169,7 @@ FIRST_OFFER = register(
         "Seats 1, 3 and 5 wager in round 1; the shoe is first offered to seat 3.",
         "Seat 1 has no wager, seats 2 and 5 do; the shoe is first offered to seat 2.",
         check=first_offer_not_at_seat_one,
+        needs=("offers", "wagers"),
     )
 )
 KEPT_AFTER_LOSS = register(
@@ -189,6 +190,7 @@ KEPT_AFTER_LOSS = register(
         "Seat 4 deals round 6, player 7 beats banker 5; round 7 starts with no shoe_offer.",
         "Round 6 is a player win; before round 7 the shoe is offered to seat 5, who accepts.",
         check=curator_kept_shoe_after_banker_loss,
+        needs=("offers", "cards"),
     )
 )
 PASS_START = register(
@@ -209,6 +211,7 @@ PASS_START = register(
         "Seat 4 passes the shoe, seats 5 and 7 wager; the shoe is first offered to seat 7.",
         "Seat 4 passes the shoe, seat 5 has no wager, seat 7 does; it is offered to seat 7.",
         check=pass_not_to_next_seat,
+        needs=("offers", "wagers"),
     )
 )
 OFFER_ORDER = register(
@@ -229,5 +232,6 @@ OFFER_ORDER = register(
         "Seats 1, 2 and 3 wager; seat 1 declines and the shoe is offered to seat 3.",
         "Seats 1, 2 and 3 wager; seat 1 declines, seat 2 declines, seat 3 accepts.",
         check=offer_skipped_seat,
+        needs=("offers", "wagers"),
     )
 )

@@ -119,6 +119,7 @@ INITIAL_DEAL_ORDER = register(
         "cards of round 3 targeted player, player, banker, banker",
         "cards of round 3 targeted player, banker, player, banker",
         check=initial_deal_wrong,
+        needs=("deal_order",),
     )
 )
 
@@ -159,6 +160,7 @@ THIRD_CARD_ORDER = register(
         "round 9: player, banker, player, banker, then banker, player",
         "round 9: player, banker, player, banker, then player, banker",
         check=third_cards_out_of_order,
+        needs=("deal_order",),
     )
 )
 
@@ -196,6 +198,7 @@ CARD_AFTER_NATURAL = register(
         "player 5S 3H (natural 8), banker 2D 4C, then a card to the player",
         "player 5S 3H (natural 8), banker 2D 4C, and the result",
         check=card_after_natural,
+        needs=("cards",),
     )
 )
 
@@ -243,6 +246,7 @@ PLAYER_DRAW_WRONG = register(
         "player 3S 3H (6), banker 2D 2C (4), and a third card to the player",
         "player 3S 2H (5), banker 2D 2C (4), and a third card to the player",
         check=player_draw_wrong,
+        needs=("cards",),
     )
 )
 
@@ -306,6 +310,7 @@ BANKER_WRONG_PLAYER_STOOD = register(
         "player 4S 3H (7) stands, banker 3D 2C (5) stands",
         "player 4S 3H (7) stands, banker 3D 2C (5) draws one card",
         check=banker_wrong_player_stood,
+        needs=("cards",),
     )
 )
 BANKER_WRONG_BY_THIRD_CARD = register(
@@ -322,5 +327,6 @@ BANKER_WRONG_BY_THIRD_CARD = register(
         "banker 3 (AS 2H) draws after the player's third card 8D",
         "banker 3 (AS 2H) stands after the player's third card 8D, draws after 9D",
         check=banker_wrong_by_third_card,
+        needs=("cards",),
     )
 )

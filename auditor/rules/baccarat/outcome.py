@@ -63,5 +63,6 @@ WINNER_DECLARED_WRONG = register(
         "player 9, banker 7, result winner banker",
         "player 9, banker 7, result winner player",
         check=wrong_winner,
+        needs=("cards",),
     )
 )

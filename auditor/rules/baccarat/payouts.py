@@ -129,6 +129,7 @@ PLAYER = register(
         "Seat 3 wagers $25 on player; player wins 7 to 5; the dealer pays $20.",
         "Seat 3 wagers $25 on player; player wins 7 to 5; the dealer pays $25.",
         check=player_paid_wrong,
+        needs=("cards", "wagers"),
     )
 )
 BANKER = register(
@@ -147,6 +148,7 @@ BANKER = register(
         "Seat 1 wagers $25 on banker; banker wins 6 to 2; the dealer pays $25 and takes a "
         "$1.25 commission.",
         check=banker_paid_wrong,
+        needs=("cards", "wagers"),
     )
 )
 TIE = register(
@@ -162,6 +164,7 @@ TIE = register(
         "tie_pays = 8; seat 2 wagers $5 on tie; the hands tie 6-6; the dealer pays $25.",
         "tie_pays = 8; seat 2 wagers $5 on tie; the hands tie 6-6; the dealer pays $40.",
         check=tie_paid_wrong,
+        needs=("cards", "wagers"),
     )
 )
 TIE_PUSH = register(
@@ -178,6 +181,7 @@ TIE_PUSH = register(
         "The hands tie 7-7; seat 4's $50 banker wager is collected.",
         "The hands tie 7-7; seat 4's $50 banker wager is pushed ($50 returned).",
         check=not_pushed_on_tie,
+        needs=("cards", "wagers"),
     )
 )
 DRAGON7_PUSH = register(
@@ -195,6 +199,7 @@ DRAGON7_PUSH = register(
         "EZ table; banker wins with 7 on three cards; seat 2's $25 banker wager is paid $25.",
         "EZ table; banker wins with 7 on three cards; seat 2's $25 banker wager is pushed.",
         check=not_pushed_on_dragon7,
+        needs=("cards", "wagers"),
     )
 )
 DRAGON7 = register(
@@ -211,6 +216,7 @@ DRAGON7 = register(
         "dragon7_pays = 40; a dragon 7; seat 5's $5 dragon 7 wager is paid $25.",
         "dragon7_pays = 40; a dragon 7; seat 5's $5 dragon 7 wager is paid $200.",
         check=dragon7_paid_wrong,
+        needs=("cards", "wagers"),
     )
 )
 PANDA8 = register(
@@ -227,6 +233,7 @@ PANDA8 = register(
         "A panda 8; seat 6's $5 panda 8 wager is paid $40.",
         "A panda 8; seat 6's $5 panda 8 wager is paid $125.",
         check=panda8_paid_wrong,
+        needs=("cards", "wagers"),
     )
 )
 DRAGON_BONUS = register(
@@ -245,5 +252,6 @@ DRAGON_BONUS = register(
         "Pay table A; player wins 9 to 2 without naturals (by 7); seat 1's $10 dragon_player "
         "wager is paid $60 (6:1).",
         check=dragon_bonus_paid_wrong,
+        needs=("cards", "wagers"),
     )
 )

@@ -57,6 +57,7 @@ SHOE_BELOW_MIN_DECKS = register(
         '{"event":"shuffle","decks":5}',
         '{"event":"shuffle","decks":8}',
         check=short_shoes,
+        needs=("shuffles",),
     )
 )
 
@@ -140,6 +141,7 @@ CARD_OVER_DECKS = register(
         "an 8-deck shoe in which the ace of spades comes out a 9th time",
         "an 8-deck shoe in which no card comes out more than 8 times",
         check=excess_cards,
+        needs=("cards", "suits", "shuffles"),
     )
 )
 
@@ -189,6 +191,7 @@ POINTS_DECLARED_WRONG = register(
         "player 7S 5H 2D (point count 4) declared as player_points 14 or 5",
         "player 7S 5H 2D declared as player_points 4",
         check=wrong_points,
+        needs=("cards",),
     )
 )
 
@@ -261,6 +264,7 @@ BURN_COUNT_WRONG = register(
         "shuffle, burn 7H, then 5 more burns before round 1",
         "shuffle, burn 7H, then 7 more burns; or burn KD, then 10 more",
         check=wrong_burns,
+        needs=("shoe_procedure",),
     )
 )
 
@@ -352,6 +356,7 @@ COVER_CARD_LAST_HAND = register(
         "cover_card in round 40, rounds 41 and 42 dealt, then the shuffle",
         "cover_card in round 40, round 41 dealt, then the shuffle",
         check=cover_card_rounds,
+        needs=("shoe_procedure",),
     )
 )
 
@@ -475,5 +480,6 @@ VOID_ROUND_SETTLED = register(
         "round void; seat 3 wagered banker $25 and the round shows collect $25 (or push $20)",
         "round void; seat 3 wagered banker $25 and the round shows push $25",
         check=void_not_returned,
+        needs=("round_events", "wagers"),
     )
 )

@@ -205,6 +205,7 @@ LATE = register(
         "round 4: no_more_bets (seq 30), then wager seat 2 player $25 (seq 31).",
         "round 4: wager seat 2 player $25 (seq 29), then no_more_bets (seq 30).",
         check=late_wagers,
+        needs=("wagers", "wager_timing"),
     )
 )
 STEP = register(
@@ -219,6 +220,7 @@ STEP = register(
         "wager seat 1 banker $27.",
         "wager seat 1 banker $25.",
         check=off_step_wagers,
+        needs=("wagers",),
     )
 )
 EZ_ONLY = register(
@@ -235,6 +237,7 @@ EZ_ONLY = register(
         "BAC-01 (ez = false): wager seat 3 dragon7 $5.",
         "BAC-02 (ez = true): wager seat 3 dragon7 $5.",
         check=ez_wagers_off_ez,
+        needs=("wagers",),
     )
 )
 ONCE = register(
@@ -252,5 +255,6 @@ ONCE = register(
         "seat 2 wagers $25 on player; the player wins; pay seat 2 player $25 is recorded twice.",
         "seat 2 wagers $25 on player; the player wins; one pay seat 2 player $25.",
         check=not_settled_once,
+        needs=("wagers", "settlements"),
     )
 )

@@ -191,6 +191,7 @@ DEALER_DRAW_WRONG = register(
         "dealer 10 6 draws a 5 and stands on 21; dealer A 6 stands at a table that stands on "
         "soft 17",
         check=dealer_draw_wrong,
+        needs=("cards", "decisions"),
     )
 )
 
@@ -245,5 +246,6 @@ DEALER_DREW_NEEDLESSLY = register(
         "the only box holds a natural, the dealer shows 10 6 and draws a 5",
         "the only box holds a natural, the dealer shows 10 6 and stands",
         check=dealer_drew_needlessly,
+        needs=("cards", "decisions"),
     )
 )

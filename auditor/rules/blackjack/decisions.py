@@ -162,6 +162,7 @@ DREW_AT_21 = register(
         "box 2 hand 1 holds KS 5H 6D (21) and hits",
         "box 2 hand 1 holds KS 5H 6D (21) and stands",
         check=drew_at_21,
+        needs=("cards", "decisions"),
     )
 )
 
@@ -210,6 +211,7 @@ DOUBLE_NOT_ON_TWO_CARDS = register(
         "box 4 hand 1 holds 5S 3H 2D (10) and doubles down",
         "box 4 hand 1 holds 5S 3H (8) and doubles down",
         check=double_not_on_two_cards,
+        needs=("cards", "decisions"),
     )
 )
 
@@ -302,6 +304,7 @@ DOUBLE_CARD_COUNT = register(
         "box 1 hand 1 doubles on 6S 5H, gets 3D, then 9C",
         "box 1 hand 1 doubles on 6S 5H and gets 3D",
         check=double_card_count_wrong,
+        needs=("cards", "decisions"),
     )
 )
 
@@ -455,6 +458,7 @@ SPLIT_WRONG = register(
         "box 3 splits 8S 8H with a $25 split wager on a $25 wager",
         overcharge=True,
         check=split_wrong,
+        needs=("cards", "decisions", "wagers"),
     )
 )
 
@@ -746,6 +750,7 @@ SPLIT_ORDER = register(
         "box 2 splits 8S 8H; hand 1 gets 3D, hand 2 gets 9C, then hand 1 hits",
         "box 2 splits 8S 8H; hand 1 gets 3D, hits 9C and stands; then hand 2 gets its card",
         check=split_hands_out_of_order,
+        needs=("deal_order", "split_order"),
     )
 )
 
@@ -795,6 +800,7 @@ TOO_MANY_SPLITS = register(
         "box 5 splits 8s a fourth time (five hands)",
         "box 5 splits 8s three times (four hands)",
         check=too_many_splits,
+        needs=("decisions",),
     )
 )
 
@@ -872,6 +878,7 @@ SPLIT_ACE_PLAYED = register(
         "box 1 splits AS AH; hand 1 gets 5D and hits",
         "box 1 splits AS AH; hand 1 gets 5D, hand 2 gets KC",
         check=split_ace_played,
+        needs=("cards", "decisions"),
     )
 )
 
@@ -909,5 +916,6 @@ ACES_SPLIT_AGAIN = register(
         "box 6 splits AS AH, hand 1 gets AD and splits again",
         "box 6 splits AS AH, hand 1 gets AD and stands on it",
         check=aces_split_again,
+        needs=("cards", "decisions"),
     )
 )

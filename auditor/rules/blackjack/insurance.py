@@ -137,6 +137,7 @@ WITHOUT_ACE = register(
         "The dealer's up card is KD; box 2 places insurance of $12.",
         "The dealer's up card is AD; box 2 places insurance of $12.",
         check=insurance_without_ace,
+        needs=("cards", "wagers"),
     )
 )
 OVER_HALF = register(
@@ -155,6 +156,7 @@ OVER_HALF = register(
         "Box 1 wagers $25; insurance of $25.",
         "Box 1 wagers $25; insurance of $13 (half, to the next $1 chip).",
         check=insurance_over_half,
+        needs=("wagers",),
     )
 )
 UNDERPAID = register(
@@ -172,6 +174,7 @@ UNDERPAID = register(
         "2:1 insurance; box 3's $10 insurance wins; the dealer pays $10.",
         "2:1 insurance; box 3's $10 insurance wins; the dealer pays $20.",
         check=insurance_underpaid,
+        needs=("cards", "wagers"),
     )
 )
 NOT_COLLECTED = register(
@@ -189,5 +192,6 @@ NOT_COLLECTED = register(
         "The dealer's ace has a 7 under it; box 5's $25 insurance is pushed back.",
         "The dealer's ace has a 7 under it; box 5's $25 insurance is collected before box 1 acts.",
         check=insurance_not_collected,
+        needs=("cards", "wagers"),
     )
 )

@@ -179,6 +179,7 @@ MANY = register(
         "Box 2 holds wagers of the seated player and patrons P1, P2 and P3.",
         "Box 2 holds wagers of the seated player and patrons P1 and P2.",
         check=too_many_patrons,
+        needs=("wagers",),
     )
 )
 UNCOVERED = register(
@@ -197,6 +198,7 @@ UNCOVERED = register(
         "Box 4 splits 8s; patron P7 does not cover; P7 is paid $25 on hand 2.",
         "Box 4 splits 8s; patron P7 does not cover; P7 is settled on hand 1 only.",
         check=uncovered_split_settled,
+        needs=("decisions", "wagers"),
     )
 )
 DOUBLED_ALONE = register(
@@ -214,5 +216,6 @@ DOUBLED_ALONE = register(
         "Box 1's seated player hits 13; patron P2 places a double wager.",
         "Box 1's seated player doubles on 11; patron P2 doubles too.",
         check=co_patron_doubled_alone,
+        needs=("decisions", "wagers"),
     )
 )

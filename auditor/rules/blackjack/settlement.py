@@ -174,6 +174,7 @@ EVEN_MONEY = register(
         "Box 3 wagers $25; the hand stands on 20, the dealer stands on 18; the dealer pays $20.",
         "Box 3 wagers $25; the hand stands on 20, the dealer stands on 18; the dealer pays $25.",
         check=even_money_wrong,
+        needs=("cards", "decisions", "wagers"),
     )
 )
 NATURAL = register(
@@ -192,6 +193,7 @@ NATURAL = register(
         "3:2 table; box 1 wagers $25 and is dealt A-K; the dealer has 19; the dealer pays $25.",
         "3:2 table; box 1 wagers $25 and is dealt A-K; the dealer has 19; the dealer pays $37.50.",
         check=natural_odds_wrong,
+        needs=("cards", "decisions", "wagers"),
     )
 )
 PUSH = register(
@@ -208,6 +210,7 @@ PUSH = register(
         "Box 2's $50 hand stands on 19, the dealer stands on 19; the $50 is collected.",
         "Box 2's $50 hand stands on 19, the dealer stands on 19; the $50 is pushed.",
         check=push_not_returned,
+        needs=("cards", "decisions", "wagers"),
     )
 )
 BUST = register(
@@ -223,6 +226,7 @@ BUST = register(
         "Box 4 hits 16 to 26; the dealer busts with 23; box 4's $25 is paid $25.",
         "Box 4 hits 16 to 26; the dealer busts with 23; box 4's $25 is collected.",
         check=bust_not_collected,
+        needs=("cards", "decisions", "wagers"),
     )
 )
 LIMIT = register(
@@ -241,6 +245,7 @@ LIMIT = register(
         "$500 limit; box 2's $1,000 wager is a natural at 3:2; the dealer pays $1,500.",
         "$500 limit; box 2's $1,000 wager is a natural at 3:2; the dealer pays $500.",
         check=payout_over_limit,
+        needs=("cards", "decisions", "wagers"),
     )
 )
 ONCE = register(
@@ -260,5 +265,6 @@ ONCE = register(
         "Box 1's losing $100 wager is collected at seq 40 and again at seq 41.",
         "Box 1's losing $100 wager is collected once.",
         check=not_settled_once,
+        needs=("wagers", "settlements"),
     )
 )

@@ -133,6 +133,7 @@ NOT_ALLOWED = register(
         "surrender = false; box 1 holds 16 against a ten and surrenders.",
         "surrender = false; box 1 holds 16 against a ten and hits.",
         check=surrender_not_allowed,
+        needs=("decisions",),
     )
 )
 LATE = register(
@@ -151,6 +152,7 @@ LATE = register(
         "Box 1 holds 10-2, hits a 4, then surrenders 16.",
         "Box 1 holds 10-6 and surrenders as its first decision.",
         check=surrender_late,
+        needs=("decisions",),
     )
 )
 LOW_UP = register(
@@ -169,6 +171,7 @@ LOW_UP = register(
         "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $50 is collected.",
         "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $25 collected, $25 pushed.",
         check=surrender_2_9_settled_wrong,
+        needs=("cards", "decisions", "wagers", "wager_timing"),
     )
 )
 HIGH_UP = register(
@@ -186,5 +189,6 @@ HIGH_UP = register(
         "The dealer shows a king (no blackjack); box 1 surrenders 16 on $30; $15 collected, "
         "$15 pushed.",
         check=surrender_ten_settled_wrong,
+        needs=("cards", "decisions", "wagers", "wager_timing"),
     )
 )

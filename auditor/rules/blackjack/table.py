@@ -81,6 +81,7 @@ BOX_ABOVE_SEVEN = register(
         'a round with {"event":"wager","seat":8,"bet":"main","amount":25}',
         "a round with wagers on boxes 1, 3 and 7",
         check=boxes_above_seven,
+        needs=("wagers",),
     )
 )
 
@@ -143,6 +144,7 @@ SHOE_BELOW_MINIMUM = register(
         "a 5-deck shuffle on a table whose house rules offer `other_bonus`",
         "a 6-deck shuffle there; a 2-deck shuffle on a hand-dealt table with no optional wager",
         check=short_shoes,
+        needs=("shuffles",),
     )
 )
 
@@ -212,6 +214,7 @@ CARD_OVER_DECKS = register(
         "a 6-deck shoe in which the seven of hearts comes out a 7th time",
         "a 6-deck shoe in which no card comes out more than 6 times",
         check=excess_cards,
+        needs=("cards", "suits", "shuffles"),
     )
 )
 
@@ -270,5 +273,6 @@ ROUND_AFTER_COVER = register(
         "cover_card in round 52, then round 53 dealt from the same shoe",
         "cover_card in round 52, round 52 completed, then a shuffle and round 1 of a new shoe",
         check=rounds_after_cover,
+        needs=("shoe_procedure",),
     )
 )

@@ -1,0 +1,544 @@
+"""Exports read through a profile: every file's rows as the format's events, each at
+its export file and line, and what could not be read, as input problems.
+
+Each file is read whole and its cells mapped at once (cells, times, cards); then the
+rows of each layout become events (layouts), numbered per table in the order the
+contract gives. The events of each file are then handed to the audit as that file's
+rows (`Translated.raws`), so that every finding points at the export's own line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from ..ingest import vocabulary as v
+from ..ingest.partition import InputFile
+from ..ingest.problems import Problem
+from ..ingest.readers import RawFile
+from ..ingest.sources import Source as LogSource
+from ..ingest.sources import SourceError, sha256_of
+from ..rules import exports as ex
+from . import ProfileError, cells, layouts, times
+from .cards import codes, has_suits
+from .files import files_named, lines_of, named_columns, read_whole, sources_of
+from .layouts import FILE, INSTANT, ROW, TABLE_ORDER
+from .model import Cards, Profile, Source
+
+_TEXT = {c: pl.String for c in v.COLUMNS}
+
+
+@dataclass
+class Export:
+    """One export file and the source that reads it."""
+
+    path: Path
+    source: Source
+    rows: int = 0
+    sha256: str = ""
+    size: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    repeats: int = 0  # rows sent again (repeat_key), not read again
+    no_event: int = 0  # rows whose event is mapped to none
+    unread: int = 0  # rows that made no event, each reported (a coup or wager row)
+    missing: list[str] = field(default_factory=list)  # the format's columns it cannot give
+    header_line: int | None = None  # where a missing column would have been named
+
+
+@dataclass
+class Translated:
+    profile: Profile
+    exports: list[Export]
+    events: list[pl.DataFrame]  # per export file: its events, the format's columns as text
+    skipped: list[Path]  # files of a folder or glob that no source reads
+    # (file, line, field) of cells whose value no map covers: their rows' own findings
+    # are said once by that value's finding
+    unmapped: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
+        schema={FILE: pl.Int32, v.LINE: pl.Int64, "field": pl.String}))
+    # per table: the layouts and card notations its rows come through
+    tables: dict[str, set[str]] = field(default_factory=dict)
+    context_files: int = 0  # the last exports are context (--context)
+    # (table_id, shoe_id, round) of rounds with a settlement of no recorded order
+    unordered: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
+        schema={"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}))
+
+    def accounting(self) -> dict[str, int | bool]:
+        """The audited exports' rows: each made events, was a repeat, was mapped to no
+        event, or made none and was reported (summary.json `rows.export`)."""
+        audited = list(zip(self.exports, self.events, strict=True))[
+            :len(self.exports) - self.context_files]
+        made = sum(frame[ROW].n_unique() if frame.height else 0 for _, frame in audited)
+        counts = {
+            "read": sum(e.rows for e, _ in audited),
+            "made_events": made,
+            "events": sum(frame.height for _, frame in audited),
+            "repeats": sum(e.repeats for e, _ in audited),
+            "no_event": sum(e.no_event for e, _ in audited),
+            "reported_without_events": sum(e.unread for e, _ in audited),
+        }
+        counts["balanced"] = counts["read"] == (
+            made + counts["repeats"] + counts["no_event"] + counts["reported_without_events"])
+        return counts
+
+    def named(self) -> list[tuple[LogSource, InputFile, RawFile]]:
+        """Each export file as the audit reads a log file: where it is, what it is (its
+        rows: the events made from it) and its events."""
+        out = []
+        for export, raw in zip(self.exports, self.raws(), strict=True):
+            source = _log_source(export)
+            out.append((source, InputFile(export.path, source.encoding + (
+                ".gz" if source.gzip else ""), raw.frame.height, export.sha256, export.size),
+                raw))
+        return out
+
+    @property
+    def sources(self) -> list[LogSource]:
+        """The exports audited (not context), as log sources."""
+        return [_log_source(e) for e in self.exports[:len(self.exports) - self.context_files]]
+
+    @property
+    def context(self) -> list[LogSource]:
+        return [_log_source(e) for e in self.exports[len(self.exports) - self.context_files:]]
+
+    def raws(self) -> list[RawFile]:
+        """Each export file's events as the rows of a log file (its own problems with
+        them; the format's columns the profile does not give are missing)."""
+        out = []
+        for export, events in zip(self.exports, self.events, strict=True):
+            frame = events.select(
+                *[pl.col(c).cast(pl.String) if c in events.columns
+                  else pl.lit(None, pl.String).alias(c) for c in v.COLUMNS],
+                pl.col(v.LINE).cast(pl.Int64))
+            out.append(RawFile(frame, list(export.problems), 0, list(export.missing),
+                               export.header_line))
+        return out
+
+
+def _lines_text(first: int, last: int) -> str:
+    return f"line {first}" if first == last else f"lines {first} to {last}"
+
+
+def _rows_text(rows: int) -> str:
+    return "1 row has" if rows == 1 else f"{rows} rows have"
+
+
+def _log_source(export: Export) -> LogSource:
+    kind = export.source.format_of(export.path.name) or "csv"
+    return LogSource(export.path, kind, export.path.name.lower().endswith(".gz"))
+
+
+def _made_columns(source: Source) -> set[str]:
+    """The format's columns a source gives by its layout, mapped or not."""
+    made = {"table_id", "game", "shoe_id", "round", "seq", "event"}
+    if source.layout == "coups":
+        made |= {"target", "card", "decks"} if source.shoe_starts else {"target", "card"}
+    if source.layout == "wagers":
+        made |= {"seat", "bet", "amount", "mode"}
+    return made | set(source.columns)
+
+
+def translate(profile: Profile, arguments: list[str], context: list[str] = ()) -> Translated:
+    """Every file the arguments (then the context arguments) name, read through the
+    profile, as one log: a table's rows in several files are one sequence. A SourceError
+    where a file named itself has no source; a ProfileError where a file lacks a mapped
+    column."""
+    exports, skipped = [], []
+    audited = _exports(profile, list(arguments), skipped)
+    later = _exports(profile, list(context), skipped)
+    both = {str(e.path) for e in audited} & {str(e.path) for e in later}
+    if both:
+        raise SourceError(f"{sorted(both)[0]} is given both as a log to audit and as context")
+    exports = [*audited, *later]
+    out = Translated(profile, exports, [], skipped, context_files=len(later))
+    rows = [_cells(out, n, export) for n, export in enumerate(exports)]
+    paths = [str(e.path) for e in exports]
+    made: list[pl.DataFrame] = []
+    by_layout: dict[str, list[pl.DataFrame]] = {"events": [], "coups": [], "wagers": []}
+    for export, frame in zip(exports, rows, strict=True):
+        by_layout[export.source.layout].append(frame)
+    _check_kinds(out, by_layout)
+    if by_layout["events"]:
+        made.append(_events(out, pl.concat(by_layout["events"], how="diagonal_relaxed"), paths))
+    if by_layout["coups"]:
+        made.append(_coups(out, by_layout, paths))
+    elif by_layout["wagers"]:
+        _wagers_without_coups(out, pl.concat(by_layout["wagers"], how="diagonal_relaxed"))
+    every = pl.concat(made, how="diagonal_relaxed") if made else pl.DataFrame(
+        schema={**_TEXT, v.LINE: pl.Int64, FILE: pl.Int32})
+    every = every.sort(FILE, "table_id", pl.col("seq").cast(pl.Int64, strict=False),
+                       nulls_last=True)
+    parts = every.partition_by(FILE, as_dict=True, maintain_order=True)
+    for n, export in enumerate(exports):
+        events = parts.get((n,), every.clear())
+        out.events.append(events)
+        given = {c for c in v.COLUMNS if c in events.columns
+                 and events[c].null_count() < events.height}
+        made = _made_columns(export.source)
+        export.missing = [c for c in v.COLUMNS if c not in given and c not in made]
+        if export.source.format_of(export.path.name) == "csv":
+            export.header_line = 1
+    return out
+
+
+def _exports(profile: Profile, arguments: list[str], skipped: list[Path]) -> list[Export]:
+    found = []
+    for path, named in files_named(arguments) if arguments else []:
+        matching = sources_of(profile, path)
+        if not matching:
+            if named:
+                raise SourceError(f"{path}: no source of the profile {profile.path} reads "
+                                  "this file (its `files` patterns match none)")
+            skipped.append(path)
+            continue
+        found.append(Export(path, matching[0]))
+    return list({str(e.path): e for e in found}.values())
+
+
+def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
+    """One file's rows: the canonical cells as text, mapped, timed and with their cards
+    read; `line`, `_file`, `_row` and `_instant` beside them."""
+    source, path = export.source, export.path
+    try:
+        raw = read_whole(path, source)
+    except Exception as exc:  # noqa: BLE001 - polars' reader says why
+        export.problems.append(Problem("IN001", None, None, None, None,
+                                       f"the export cannot be read: {exc}"))
+        return pl.DataFrame(schema={FILE: pl.Int32})
+    export.rows, export.sha256, export.size = raw.height, sha256_of(path), path.stat().st_size
+    raw = raw.rename({c: c.lstrip("\ufeff").strip() for c in raw.columns})
+    kind = source.format_of(path.name)
+    lacking = [c for c in named_columns(source) if c not in raw.columns]
+    if lacking and kind != "jsonl":
+        raise ProfileError(f"{path}: has no column {lacking[0]!r}, which the profile's source "
+                           f"{source.name!r} maps")
+    raw = raw.with_columns(pl.lit(None, pl.String).alias(c) for c in lacking)
+    lines = lines_of(path, source, raw.height)
+    frame = cells.raw_cells(raw, source)
+    silent = _silenced(frame, source)
+    frame, unmapped, strays = cells.mapped(frame, source, lines)
+    for u in unmapped:
+        export.problems.append(Problem(
+            ex.VALUE_NOT_MAPPED.id, u.first, u.column, u.value,
+            f"a value [source.values.{u.column}] lists",
+            f"{_rows_text(u.rows)} {u.column} {u.value!r}, which the source "
+            f"{source.name!r} does not map ({_lines_text(u.first, u.last)}); "
+            + ("each such cell is" if u.rows > 1 else "the cell is") + " read as empty."))
+    out.unmapped = pl.concat([out.unmapped, strays.with_columns(
+        pl.lit(number, pl.Int32).alias(FILE)).select(out.unmapped.columns)])
+    frame = frame.with_columns(lines.alias(v.LINE), pl.lit(number, pl.Int32).alias(FILE),
+                               pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
+                               silent.alias("_silent"))
+    if source.cards is not None and "card" in frame.columns:
+        frame = frame.with_columns(codes(source.cards, pl.col("card")).alias("card"))
+    if source.layout == "coups":
+        frame = _coup_cards(frame, raw, source)
+    frame = frame.with_columns(raw.get_column(k).cast(pl.String).alias(f"_key:{k}")
+                               for k in source.repeat_key)
+    frame = times.with_times(frame, source)
+    if "end_ts" in frame.columns:
+        frame = times.with_times(frame, source, "end_ts", "_end")
+    return frame
+
+
+def _coup_cards(frame: pl.DataFrame, raw: pl.DataFrame, source: Source) -> pl.DataFrame:
+    """A baccarat coup's card columns beside the cells, read by the notation."""
+    names = [*source.cards.player, *source.cards.banker]
+    return frame.with_columns(
+        codes(source.cards, cells.text(raw.get_column(c))).alias(f"_card:{c}")
+        for c in names)
+
+
+def _silenced(frame: pl.DataFrame, source: Source) -> pl.Series:
+    """Rows whose event the map sends to none (a heartbeat, a lid opened)."""
+    table = source.values.get("event", {})
+    none = [k for k, target in table.items() if target == ""]
+    if "event" not in frame.columns or not none:
+        return pl.Series([False] * frame.height, dtype=pl.Boolean)
+    return frame.select(pl.col("event").is_in(none).fill_null(False)).to_series()
+
+
+def _check_kinds(out: Translated, by_layout: dict) -> None:
+    """A table is given by events sources, or by coups (with wagers): not by both."""
+    def tables(frames: list[pl.DataFrame]) -> set[str]:
+        return {t for f in frames if "table_id" in f.columns
+                for t in f["table_id"].drop_nulls().unique().to_list()}
+    both = tables(by_layout["events"]) & tables(by_layout["coups"] + by_layout["wagers"])
+    if both:
+        table = sorted(both)[0]
+        kinds = sorted({e.source.name for e in out.exports})
+        raise ProfileError(f"{out.profile.path}: table {table} is given both by an events "
+                           f"source and by coups or wagers sources ({', '.join(kinds)}); "
+                           "a table's rows come from sources of one kind")
+
+
+def _note(out: Translated, frame: pl.DataFrame, layout: str, cards: Cards | None) -> None:
+    """What the table's rows come through: the layout, and a notation without suits."""
+    for table in frame["table_id"].drop_nulls().unique().to_list():
+        out.tables.setdefault(table, set()).add(layout)
+        if not has_suits(cards):
+            out.tables[table].add("notation:suitless")
+
+
+# --- events
+
+
+def _events(out: Translated, rows: pl.DataFrame, paths: list[str]) -> pl.DataFrame:
+    rows = rows.with_columns(pl.lit(None, pl.String).alias(c) for c in
+                             ("table_id", "shoe_id", "round", "seq", "event", "ts")
+                             if c not in rows.columns)
+    silent = rows.filter("_silent")
+    for number, count in silent.group_by(FILE).len().iter_rows():
+        out.exports[number].no_event += count
+    rows = rows.filter(~pl.col("_silent"))
+    rows = layouts.file_order(rows, paths)
+    rows = rows.sort("table_id", TABLE_ORDER, nulls_last=True)
+    rows = _without_repeats(out, rows)
+    sources = {e.source.name: e.source for e in out.exports if e.source.layout == "events"}
+    mapped = {c for s in sources.values() for c in s.columns}
+    if "seq" not in mapped:
+        rows = layouts.numbered_events(rows)
+    if "shoe_id" not in mapped:
+        rows = layouts.derived_shoes(rows)
+    if "round" not in mapped:
+        rows = layouts.derived_rounds(rows)
+    for source in sources.values():
+        _note(out, rows.filter(pl.col(FILE).is_in(
+            [n for n, e in enumerate(out.exports) if e.source is source])), "events",
+            source.cards)
+        if "seq" not in source.columns:
+            for table in rows["table_id"].drop_nulls().unique().to_list():
+                out.tables.setdefault(table, set()).add("seq:derived")
+    return rows
+
+
+def _without_repeats(out: Translated, rows: pl.DataFrame) -> pl.DataFrame:
+    """Frames sent again (repeat_key) taken out and counted; rows whose key repeats with
+    another cell different counted per file in one finding."""
+    kept = []
+    for number, export in enumerate(out.exports):
+        key = export.source.repeat_key
+        mine = rows.filter(pl.col(FILE) == number)
+        if export.source.layout != "events" or not key or not mine.height:
+            kept.append(mine)
+            continue
+        cells_named = [c for c in export.source.columns if c in mine.columns]
+        raw_key = [f"_key:{k}" for k in key]
+        frame = mine
+        same_key, repeat = layouts.repeats(tuple(raw_key), cells_named)
+        marked = frame.with_columns(same_key.alias("_same"), repeat.alias("_repeat"))
+        export.repeats += int(marked["_repeat"].sum())
+        differing = marked.filter(pl.col("_same") & ~pl.col("_repeat"))
+        if differing.height:
+            count, first, last = (differing.height, int(differing[v.LINE].min()),
+                                  int(differing[v.LINE].max()))
+            rows = (f"{count} rows repeat the repeat_key ({', '.join(key)}) of the row "
+                    "before them" if count > 1 else "1 row repeats the repeat_key "
+                    f"({', '.join(key)}) of the row before it")
+            export.problems.append(Problem(
+                ex.REPEAT_KEY_DIFFERS.id, first, None, str(count),
+                "a repeated key with every cell the same",
+                f"{rows} with another cell different ({_lines_text(first, last)}); "
+                + ("each was" if count > 1 else "it was") + " read as a record of its own."))
+        kept.append(marked.filter(~pl.col("_repeat")).drop("_same", "_repeat"))
+    return pl.concat(kept, how="diagonal_relaxed").sort("table_id", TABLE_ORDER,
+                                                        nulls_last=True)
+
+
+# --- coups and wagers
+
+
+def _coups(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFrame:
+    coups = pl.concat(by_layout["coups"], how="diagonal_relaxed")
+    for c in ("table_id", "shoe_id", "round", "ts"):
+        if c not in coups.columns:
+            coups = coups.with_columns(pl.lit(None, pl.String).alias(c))
+    keyed = pl.all_horizontal(pl.col("table_id", "shoe_id", "round").is_not_null())
+    for row in coups.filter(~keyed).select(FILE, v.LINE).iter_rows():
+        out.exports[row[0]].problems.append(Problem(
+            ex.COUP_WITHOUT_KEY.id, row[1], None, None, "a table_id, shoe_id and round",
+            "The coup row has no table_id, shoe_id or round; it makes no events."))
+        out.exports[row[0]].unread += 1
+    coups = layouts.file_order(coups.filter(keyed), paths).sort("table_id", TABLE_ORDER)
+    coups = coups.with_columns(pl.col("round").str.strip_chars().alias("round"))
+    # a baccarat round given twice: the second row is reported and the round withheld
+    again = pl.int_range(pl.len()).over("table_id", "shoe_id", "round") > 0
+    coups = coups.with_columns(again.alias("_again"))
+    made = []
+    for number, export in enumerate(out.exports):
+        source = export.source
+        mine = coups.filter(pl.col(FILE) == number)
+        if source.layout != "coups" or not mine.height:
+            continue
+        if source.game != "baccarat":
+            raise ProfileError(f"{out.profile.path}: source {source.name!r}: blackjack "
+                               "coups are not read by this version of auditor; read a "
+                               "blackjack table through an events source")
+        for line in mine.filter("_again")[v.LINE].to_list():
+            export.problems.append(Problem(
+                ex.COUP_GIVEN_TWICE.id, line, "round", None, "one row per round",
+                "The round is given by an earlier coup row too; it is withheld."))
+        if source.shoe_starts:
+            mine = mine.with_columns(layouts.new_shoes(mine).alias("_new_shoe"),
+                                     (pl.col("decks") if "decks" in mine.columns
+                                      else pl.lit(None, pl.String)).alias("_decks"))
+        mine = mine.with_columns(pl.col(f"_card:{c}").alias(c) for c in
+                                 (*source.cards.player, *source.cards.banker))
+        events = layouts.coup_events(mine, list(source.cards.player), list(source.cards.banker),
+                                     "winner" in source.columns, bool(source.shoe_starts))
+        # the second row of a round given twice keeps only its round_start, which
+        # carries its finding and withholds the round
+        again = mine.filter("_again").select(FILE, ROW)
+        events = events.join(again.with_columns(pl.lit(True).alias("_dup")), on=[FILE, ROW],
+                             how="left").filter(
+            pl.col("_dup").is_null() | (pl.col("event") == "round_start")).drop("_dup")
+        made.append(events)
+        _note(out, mine, "coups", source.cards)
+        if source.shoe_starts:
+            for table in mine["table_id"].unique().to_list():
+                out.tables[table].add("shoe_starts")
+    events = pl.concat(made, how="diagonal_relaxed")
+    if by_layout["wagers"]:
+        wagers = pl.concat(by_layout["wagers"], how="diagonal_relaxed")
+        events = pl.concat([events, _joined_wagers(out, wagers, coups.filter(~pl.col("_again")))],
+                           how="diagonal_relaxed")
+    return layouts.numbered_made(events)
+
+
+def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
+    """Each wagers row with its round (by round or by time); a row that finds none is
+    reported at its line."""
+    for c in ("table_id", "shoe_id", "round", "ts", "settle_order", "vig_order", "vig_mode"):
+        if c not in wagers.columns:
+            wagers = wagers.with_columns(pl.lit(None, pl.String).alias(c))
+    given = coups["table_id"].unique()
+    elsewhere = wagers.filter(~pl.col("table_id").is_in(given.implode()))
+    _report_tables_without_coups(out, elsewhere)
+    wagers = wagers.filter(pl.col("table_id").is_in(given.implode()))
+    rounds = coups.select("table_id", "shoe_id", "round", "game", TABLE_ORDER, INSTANT,
+                          *(["_end"] if "_end" in coups.columns else []))
+    joined = []
+    for number, export in enumerate(out.exports):
+        mine = wagers.filter(pl.col(FILE) == number)
+        if export.source.layout != "wagers" or not mine.height:
+            continue
+        if export.source.join == "round":
+            found = mine.drop("game", strict=False).join(
+                rounds.drop(INSTANT, "_end", strict=False).with_columns(
+                    pl.col("round").alias("_round")),
+                on=["table_id", "shoe_id", "round"], how="left")
+        else:
+            found = _by_time(mine, rounds)
+        lost = found.filter(pl.col(TABLE_ORDER).is_null())
+        for line in lost[v.LINE].to_list():
+            export.problems.append(Problem(
+                ex.WAGER_WITHOUT_ROUND.id, line, None, None, "a round of the table",
+                "The wager row finds no round of its table"
+                + (" with its shoe and round." if export.source.join == "round"
+                   else " under way at its time.")))
+        export.unread += lost.height
+        found = found.filter(pl.col(TABLE_ORDER).is_not_null())
+        joined.append(found)
+        for table in found["table_id"].unique().to_list():
+            out.tables.setdefault(table, set()).add("wagers")
+            if "settle_order" in export.source.columns:
+                out.tables[table].add("settle_order")
+            if "vig_order" in export.source.columns or "vig" not in export.source.columns:
+                out.tables[table].add("vig_order")
+    if not joined:
+        return pl.DataFrame()
+    frame = pl.concat(joined, how="diagonal_relaxed")
+    has_vig_order = any("vig_order" in e.source.columns for e in out.exports)
+    events = layouts.wager_events(frame, has_vig_order)
+    return _order_not_recorded(out, events)
+
+
+def _order_not_recorded(out: Translated, events: pl.DataFrame) -> pl.DataFrame:
+    """Rounds where a settlement has no settle_order (or a vig no vig_order): their order
+    of settlement is not evidenced (noted per table and round)."""
+    blank = events.filter((pl.col("_slot") == layouts.SETTLEMENT) & pl.col("_sub").is_null())
+    out.unordered = pl.concat([out.unordered, blank.select(
+        "table_id", "shoe_id", pl.col("round").cast(pl.Int64, strict=False)).unique()]
+    ).unique()
+    return events
+
+
+def _by_time(wagers: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
+    """join = "time": the latest round of the table begun at or before the row's time (to
+    the second), if the row is not after that round's end (its end_ts, else the next
+    round's start)."""
+    second = pl.col(INSTANT).dt.truncate("1s")
+    ends = rounds.sort("table_id", INSTANT).with_columns(
+        pl.col(INSTANT).shift(-1).over("table_id").alias("_next"))
+    end = pl.coalesce("_end", "_next") if "_end" in ends.columns else pl.col("_next")
+    ends = ends.with_columns(end.dt.truncate("1s").alias("_until"),
+                             second.alias("_from")).drop_nulls("_from").sort("_from")
+    keyed = wagers.drop("shoe_id", "round", "game", strict=False).with_columns(
+        second.alias("_at"))
+    timed = keyed.filter(pl.col("_at").is_not_null()).sort("_at")
+    found = timed.join_asof(ends.select("table_id", "shoe_id", "round", "game", TABLE_ORDER,
+                                        "_from", "_until"),
+                            left_on="_at", right_on="_from", by="table_id",
+                            strategy="backward", check_sortedness=False)
+    late = pl.col("_until").is_not_null() & (pl.col("_at") > pl.col("_until"))
+    found = found.with_columns(pl.when(late).then(None).otherwise(pl.col(TABLE_ORDER))
+                               .alias(TABLE_ORDER))
+    untimed = keyed.filter(pl.col("_at").is_null())
+    return pl.concat([found, untimed], how="diagonal_relaxed").sort(FILE, ROW).drop(
+        "_at", "_from", "_until", strict=False)
+
+
+def _report_tables_without_coups(out: Translated, rows: pl.DataFrame) -> None:
+    """Wagers rows of a table no coups source gives: one finding per file and table."""
+    if not rows.height:
+        return
+    summary = rows.group_by(FILE, "table_id").agg(
+        pl.len().alias("rows"), pl.col(v.LINE).min().alias("first"),
+        pl.col(v.LINE).max().alias("last"))
+    for number, table, count, first, last in summary.iter_rows():
+        out.exports[number].unread += count
+        out.exports[number].problems.append(Problem(
+            ex.WAGER_WITHOUT_ROUND.id, first, "table_id", table,
+            "a table a coups source gives",
+            f"{count} wager row{'s' if count > 1 else ''} of table {table} "
+            f"({_lines_text(first, last)}) find{'' if count > 1 else 's'} no round: no coups "
+            "source gives that table."))
+
+
+def _wagers_without_coups(out: Translated, wagers: pl.DataFrame) -> None:
+    if "table_id" not in wagers.columns:
+        wagers = wagers.with_columns(pl.lit(None, pl.String).alias("table_id"))
+    _report_tables_without_coups(out, wagers)
+
+
+
+# Findings a cell made empty by an unmapped value would give its row: said once already
+_SAID_BY_UNMAPPED = ("IN004", "IN005", "IN006", "IN009")
+_ROUND_WITHHELD = "IN014"
+
+
+def quiet(out: Translated, findings: pl.DataFrame) -> pl.DataFrame:
+    """The findings without those of cells an unmapped value emptied (that value's own
+    finding says it, once per file and column) nor the warning of a round withheld only
+    for them."""
+    if not out.unmapped.height:
+        return findings
+    paths = pl.DataFrame({FILE: list(range(len(out.exports))),
+                          "file": [str(e.path) for e in out.exports]},
+                         schema={FILE: pl.Int32, "file": pl.String})
+    cells_emptied = out.unmapped.join(paths, on=FILE).select(
+        "file", pl.col(v.LINE).alias("line"), "field").with_columns(pl.lit(True).alias("_said"))
+    marked = findings.join(cells_emptied, on=["file", "line", "field"], how="left",
+                           maintain_order="left")
+    said = marked["_said"].fill_null(False) & marked["rule_id"].is_in(_SAID_BY_UNMAPPED)
+    kept = marked.filter(~said).drop("_said")
+    key = ["table_id", "shoe_id", "round"]
+    quieted = marked.filter(said).select(key).unique()
+    still = kept.filter(pl.col("rule_id").str.starts_with("IN")
+                        & (pl.col("rule_id") != _ROUND_WITHHELD)).select(key).unique()
+    only_said = quieted.join(still, on=key, how="anti", nulls_equal=True).with_columns(
+        pl.lit(True).alias("_only"))
+    return (kept.join(only_said, on=key, how="left", maintain_order="left", nulls_equal=True)
+            .filter(~(pl.col("_only").fill_null(False) & (pl.col("rule_id") == _ROUND_WITHHELD)))
+            .drop("_only"))

@@ -1,0 +1,51 @@
+"""Rules about exports read through a profile (export-profiles-v1): what a table
+system's rows hold that the profile cannot map onto the format.
+
+The checks live in `auditor.profiles`; these are their ids, titles and docs.
+"""
+
+from __future__ import annotations
+
+from .registry import Rule, register
+
+ERRORS = "export-profiles-v1 Errors"
+LAYOUTS = "export-profiles-v1 Layouts"
+
+
+def _input(rule_id: str, name: str, title: str, citation: str, what: str, fail: str,
+           passing: str, severity: str = "error") -> Rule:
+    return register(Rule(rule_id, name, title, citation, severity, "input", what, fail,
+                         passing))
+
+
+VALUE_NOT_MAPPED = _input(
+    "EX001", "value-not-mapped", "Export value no map covers", ERRORS,
+    "A cell whose value the source's value map for its column does not list: one finding "
+    "per file, column and value, with the count of rows, at the first (the message names "
+    "the last). The cell is read as empty; the rounds it withholds get no finding of "
+    "their own.",
+    'winner "X" in coups.csv where [source.values.winner] lists P, B and T.',
+    'winner "B", mapped to banker.')
+REPEAT_KEY_DIFFERS = _input(
+    "EX002", "repeat-key-differs", "Repeated frame key with other cells", LAYOUTS,
+    "Rows of an events source whose repeat_key equals the row's before them (same file and "
+    "table) while another mapped cell differs: each is read as a record of its own; one "
+    "finding per file counts them.",
+    "FrameNo 812 twice in a row, the second with another card.",
+    "FrameNo 812 twice in a row, identical: a repeat, counted apart.", "warning")
+COUP_WITHOUT_KEY = _input(
+    "EX003", "coup-without-key", "Coup row without its table, shoe or round", LAYOUTS,
+    "A coups row with an empty table_id, shoe_id or round: it makes no events.",
+    "A coup row whose CoupNo cell is empty.", "Every coup row names its table, shoe and round.")
+COUP_GIVEN_TWICE = _input(
+    "EX004", "coup-given-twice", "Baccarat round given by two coup rows", LAYOUTS,
+    "A second coups row for a baccarat round (table, shoe and round) already given: the "
+    "round is withheld, reported rather than judged.",
+    "Two rows for round 41 of shoe 8812 at BAC-01.", "One row per round.")
+WAGER_WITHOUT_ROUND = _input(
+    "EX005", "wager-without-round", "Wager row that finds no round", LAYOUTS,
+    "A wagers row that joins no round of its table (join = round: no coup with its "
+    "table, shoe and round; join = time: no round under way at its time), reported at "
+    "its line; rows of a table no coups source gives are one finding per file and table.",
+    "A wager at 14:02:11 at BAC-01 where the last round ended at 14:01:50.",
+    "A wager at 14:01:40, within a round that began at 14:01:20.")

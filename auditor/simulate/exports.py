@@ -1,0 +1,344 @@
+"""A simulated day written as a table system would export it, with the profile that
+reads it back (export-profiles-v1): a device feed (events, both games), baccarat shoe
+coups, and RFID wagers joined to them by time.
+
+Each export uses names, words and card notations of its own, none of the format's, so
+that reading it back exercises the profile: the audit of an export must find what the
+audit of the hand history finds, on every rule the export evidences.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+LAYOUTS = ("events", "coups", "wagers")
+
+# --- the device feed: one row per signal, in its own words
+
+_SIGNALS = {"shuffle": "SHUF", "burn": "BURN", "cover_card": "CUT", "shoe_offer": "OFFER",
+            "round_start": "START", "wager": "BET", "no_more_bets": "NMB", "card": "DEAL",
+            "action": "ACT", "result": "RES", "collect": "LOSE", "pay": "WIN",
+            "push": "RET", "vig": "COMM", "vig_settle": "COMMPAID", "void": "VOID",
+            "round_end": "END"}
+_GAMES = {"baccarat": "BAC", "blackjack": "BJ"}
+_TARGETS = {"player": "P", "banker": "B", "dealer": "D", "seat": "S"}
+_BETS = {"banker": "BNK", "player": "PLR", "tie": "TIE", "dragon_banker": "DB",
+         "dragon_player": "DP", "dragon7": "D7", "panda8": "P8", "main": "M",
+         "double": "DBL", "split": "SPL", "insurance": "INS"}
+_ACTIONS = {"hit": "H", "stand": "S", "double": "D", "split": "P", "surrender": "R"}
+_WINNERS = {"player": "P", "banker": "B", "tie": "T"}
+_MODES = {"collected": "C", "marked": "M"}
+_ACCEPTED = {"true": "Y", "false": "N"}
+_FEED_TIME = "%Y/%m/%d %H:%M:%S"
+_RANKS = "A23456789TJQK"
+HEARTBEAT_EVERY = 97  # a heartbeat row after every this many rows
+REPEAT_EVERY = 41  # a frame sent twice after every this many rows
+# the format's columns a feed carries, and the export's name for each
+FEED_COLUMNS = {"table_id": "Tbl", "game": "Game", "shoe_id": "Shoe", "round": "Coup",
+                "ts": "Time", "event": "Signal", "seat": "Box", "hand": "Hand",
+                "target": "To", "card": "Card", "bet": "Spot", "amount": "Amt",
+                "action": "Move", "player_id": "Patron", "accepted": "Took", "mode": "Mode",
+                "decks": "Decks", "winner": "Won", "player_points": "PPts",
+                "banker_points": "BPts", "reason": "Why", "dealer_id": "Dealer"}
+FEED_WORDS = {"game": _GAMES, "event": _SIGNALS, "target": _TARGETS, "bet": _BETS,
+              "action": _ACTIONS, "winner": _WINNERS, "mode": _MODES, "accepted": _ACCEPTED}
+
+
+@dataclass(frozen=True)
+class CardStyle:
+    """How an export writes a card, and the [source.cards] table that reads it."""
+
+    notation: str = "index"  # index, rank_suit, suit_rank or pattern
+    index_base: int = 0
+    index_suits: str = "CDHS"
+    ten: str = "10"  # rank_suit, suit_rank: how the ten is written
+    lower: bool = False
+    # pattern: each rank and suit token, and the text between them
+    rank_tokens: dict[str, str] = field(default_factory=dict)
+    suit_tokens: dict[str, str] = field(default_factory=dict)
+    joiner: str = "-of-"
+
+    def write(self, card: pl.Expr) -> pl.Expr:
+        text = card.cast(pl.String)
+        rank, suit = text.str.slice(0, 1), text.str.slice(1, 1)
+        if self.notation == "index":
+            at = pl.lit(_RANKS).str.find(rank, literal=True)
+            number = pl.lit(self.index_suits).str.find(suit, literal=True) * 13 + at
+            return (number + self.index_base).cast(pl.String)
+        if self.notation == "pattern":
+            ranks = rank.replace_strict({r: self.rank_tokens.get(r, r) for r in _RANKS})
+            suits = suit.replace_strict({x: self.suit_tokens.get(x, x) for x in "SHDC"})
+            return ranks + pl.lit(self.joiner) + suits
+        written = rank.str.replace("T", self.ten, literal=True)
+        both = written + suit if self.notation == "rank_suit" else suit + written
+        return both.str.to_lowercase() if self.lower else both
+
+    def profile(self) -> str:
+        lines = ["\n[source.cards]", f'notation = "{self.notation}"']
+        if self.notation == "index":
+            lines += [f"index_base = {self.index_base}", f'index_suits = "{self.index_suits}"']
+        if self.notation == "pattern":
+            lines.append("pattern = " + json.dumps(
+                f"(?P<rank>[^-]+){re.escape(self.joiner)}(?P<suit>.+)"))
+            for name, tokens in (("ranks", self.rank_tokens), ("suits", self.suit_tokens)):
+                if tokens:
+                    inline = ", ".join(f"{json.dumps(t)} = {json.dumps(r)}"
+                                       for r, t in tokens.items())
+                    lines.append(f"{name} = {{ {inline} }}")
+        return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class FeedStyle:
+    """A device feed's own names: its columns, its words for the format's values, its
+    card notation."""
+
+    columns: dict[str, str] = field(default_factory=lambda: dict(FEED_COLUMNS))
+    words: dict[str, dict[str, str]] = field(default_factory=lambda: dict(FEED_WORDS))
+    cards: CardStyle = field(default_factory=CardStyle)
+    name: str = "Simulated casino: table device feed"
+    files: tuple[str, ...] = ("feed-*.jsonl", "feed-*.jsonl.gz")
+
+
+def _wall_clock(ts: pl.Expr, fmt: str) -> pl.Expr:
+    """The wall-clock time as written (the format reads it so), in `fmt`."""
+    return ts.str.slice(0, 19).str.to_datetime("%Y-%m-%dT%H:%M:%S", strict=False).dt.strftime(fmt)
+
+
+def _coded(column: str, words: dict[str, str]) -> pl.Expr:
+    return pl.col(column).cast(pl.String).str.to_lowercase().replace_strict(
+        words, default=None) if column == "accepted" else pl.col(column).cast(
+        pl.String).replace_strict(words, default=None)
+
+
+def _feed_cell(column: str, style: FeedStyle) -> pl.Expr:
+    if column == "ts":
+        return _wall_clock(pl.col("ts"), _FEED_TIME)
+    if column == "card":
+        return style.cards.write(pl.col("card"))
+    if column in style.words:
+        return _coded(column, style.words[column])
+    return pl.col(column).cast(pl.String)
+
+
+def feed(events: pl.DataFrame, style: FeedStyle | None = None) -> pl.DataFrame:
+    """The hand history as a device feed: its own column names and words, its card
+    notation, times as `YYYY/MM/DD hh:mm:ss`, no event numbers (the feed's order is the
+    table's), a heartbeat now and then and some frames sent twice."""
+    style = style or FeedStyle()
+    table, signal = style.columns["table_id"], style.columns["event"]
+    rows = events.sort("table_id", "seq").select(
+        _feed_cell(c, style).alias(name) for c, name in style.columns.items()
+    ).with_row_index("FrameNo", offset=1).with_columns(pl.col("FrameNo").cast(pl.String))
+    # a frame sent again right after itself, and a heartbeat between frames
+    number = pl.col("FrameNo").cast(pl.Int64)
+    again = rows.filter(number % REPEAT_EVERY == 0)
+    beats = rows.filter(number % HEARTBEAT_EVERY == 0).select(
+        table, *[style.columns[c] for c in ("game", "ts") if c in style.columns],
+        pl.lit("HEARTBEAT").alias(signal), pl.col("FrameNo"))
+    order = pl.concat([rows.with_columns(pl.lit(0).alias("_k")),
+                       again.with_columns(pl.lit(1).alias("_k")),
+                       beats.with_columns(pl.lit(2).alias("_k"))], how="diagonal")
+    return order.sort(number, "_k").drop("_k")
+
+
+def _table(name: str, words: dict[str, str]) -> str:
+    lines = [f"\n[source.values.{name}]"]
+    for word, code in words.items():
+        target = {"true": "true", "false": "false"}.get(word) if name == "accepted" else None
+        lines.append(f"{json.dumps(code)} = {target or json.dumps(word)}")
+    return "\n".join(lines) + "\n"
+
+
+def feed_profile(style: FeedStyle | None = None) -> str:
+    """The profile that reads `feed(..., style)` back."""
+    style = style or FeedStyle()
+    text = (f"[profile]\nname = {json.dumps(style.name)}\nversion = 1\n\n"
+            f'[[source]]\nname = "feed"\nfiles = {json.dumps(list(style.files))}\n'
+            f'layout = "events"\ntimestamp_format = "{_FEED_TIME}"\n'
+            'repeat_key = ["FrameNo"]\n\n[source.columns]\n')
+    text += "".join(f"{c} = {json.dumps(name)}\n" for c, name in style.columns.items())
+    for column, words in style.words.items():
+        text += _table(column, words)
+        if column == "event":
+            text += '"HEARTBEAT" = ""\n'
+    return text + style.cards.profile()
+
+
+# --- baccarat shoe coups and RFID wagers
+
+_COUP_TIME = "%d/%m/%Y %H:%M:%S"
+_WAGER_TIME = "%Y-%m-%d %H:%M:%S"
+
+
+def coups(events: pl.DataFrame) -> pl.DataFrame:
+    """One row per baccarat round: its table, shoe, number, times, dealer, result and
+    cards (rank then suit, ten as 10, lower case), `-` where a hand has no third card."""
+    rounds = events.filter(pl.col("round") > 0)
+    key = ["table_id", "shoe_id", "round"]
+    start = rounds.filter(pl.col("event") == "round_start").select(
+        *key, pl.col("ts").alias("_start"), pl.col("dealer_id").alias("Dealer"),
+        pl.col("seq").alias("_seq"))
+    end = rounds.filter(pl.col("event") == "round_end").group_by(key).agg(
+        pl.col("ts").first().alias("_end"))
+    result = rounds.filter(pl.col("event") == "result").group_by(key).agg(
+        pl.col("winner").first().cast(pl.String).replace_strict(_WINNERS).alias("Result"),
+        pl.col("player_points").first().cast(pl.String).alias("PTotal"),
+        pl.col("banker_points").first().cast(pl.String).alias("BTotal"))
+    dealt = rounds.filter(pl.col("event") == "card").with_columns(
+        pl.int_range(pl.len()).over(*key, "target").alias("_n"))
+    cards = dealt.with_columns(
+        (pl.when(pl.col("target") == "player").then(pl.lit("P")).otherwise(pl.lit("B"))
+         + (pl.col("_n") + 1).cast(pl.String)).alias("_slot"),
+        pl.col("card").cast(pl.String).str.replace("^T", "10").str.to_lowercase().alias("_c"),
+    ).pivot("_slot", index=key, values="_c", aggregate_function="first")
+    decks = events.filter(pl.col("event") == "shuffle").group_by("table_id", "shoe_id").agg(
+        pl.col("decks").last().cast(pl.String).alias("Decks"))
+    table = (start.join(end, on=key, how="left").join(result, on=key, how="left")
+             .join(cards, on=key, how="left").join(decks, on=["table_id", "shoe_id"],
+                                                   how="left")
+             .sort("table_id", "_seq"))
+    slots = [f"{h}{n}" for h in "PB" for n in (1, 2, 3)]
+    return table.select(
+        pl.col("table_id").alias("TableNo"), pl.col("shoe_id").alias("ShoeBarcode"),
+        pl.col("round").cast(pl.String).alias("CoupNo"),
+        _wall_clock(pl.col("_start"), _COUP_TIME).alias("StartTime"),
+        _wall_clock(pl.col("_end"), _COUP_TIME).alias("EndTime"),
+        "Dealer", "Decks", "Result", "PTotal", "BTotal",
+        *[(pl.col(s) if s in table.columns else pl.lit(None, pl.String)).fill_null("-")
+          .alias(s) for s in slots])
+
+
+def wagers(events: pl.DataFrame) -> pl.DataFrame:
+    """One row per round, seat and bet: the stake in cents, its settlement, the seat's
+    commission on its banker row, and where each was settled (the event's number)."""
+    key = ["table_id", "shoe_id", "round", "seat"]
+    money = events.filter(pl.col("event").is_in(["wager", "collect", "pay", "push"]))
+    cents = (pl.col("amount").cast(pl.Float64) * 100).round().cast(pl.Int64)
+    rows = money.group_by(*key, "bet").agg(
+        pl.col("ts").filter(pl.col("event") == "wager").min().alias("_placed"),
+        pl.col("ts").min().alias("_any"),
+        cents.filter(pl.col("event") == "wager").sum().alias("stake_cents"),
+        *[pl.col("amount").cast(pl.Float64).filter(pl.col("event") == e).sum().alias(e)
+          for e in ("collect", "pay", "push")],
+        pl.col("seq").filter(pl.col("event") != "wager").min().alias("settled_at"),
+        pl.col("seq").min().alias("_first"),
+    )
+    vig = events.filter(pl.col("event") == "vig").group_by(key).agg(
+        pl.col("amount").cast(pl.Float64).sum().alias("commission"),
+        pl.col("mode").first().cast(pl.String).replace_strict(_MODES).alias("commission_mode"),
+        pl.col("seq").min().alias("commission_at"))
+    # the commission goes on the seat's banker row, else its first row of the round
+    pick = rows.with_columns(
+        pl.int_range(pl.len()).sort_by(pl.col("bet").cast(pl.String) != "banker", "_first")
+        .over(key).alias("_pick"))
+    rows = pl.concat([
+        pick.filter(pl.col("_pick") == 0).join(vig, on=key, how="full", coalesce=True),
+        pick.filter(pl.col("_pick") > 0)], how="diagonal_relaxed")
+    rows = rows.with_columns(pl.col("bet").cast(pl.String).fill_null("banker"))
+    return rows.sort("table_id", "_first", nulls_last=True).select(
+        pl.col("table_id").alias("table"),
+        _wall_clock(pl.coalesce("_placed", "_any"), _WAGER_TIME).alias("placed"),
+        pl.col("seat").alias("position"),
+        pl.col("bet").replace_strict(_BETS, default=None).alias("spot"),
+        "stake_cents",
+        *[pl.when(pl.col(e) > 0).then(pl.col(e)).alias(name) for e, name in
+          (("pay", "won"), ("collect", "lost"), ("push", "returned"))],
+        "commission", "commission_mode", "settled_at", "commission_at")
+
+
+COUPS_PROFILE = """\
+[profile]
+name = "Simulated casino: baccarat shoe coups and RFID wagers"
+version = 1
+
+[[source]]
+name = "coups"
+files = ["coups-*.csv"]
+layout = "coups"
+delimiter = ";"
+timestamp_format = "%d/%m/%Y %H:%M:%S"
+shoe_starts = "new_shoe_id"
+
+[source.columns]
+table_id = "TableNo"
+game = { value = "baccarat" }
+shoe_id = "ShoeBarcode"
+round = "CoupNo"
+ts = "StartTime"
+end_ts = "EndTime"
+dealer_id = "Dealer"
+decks = "Decks"
+winner = "Result"
+player_points = "PTotal"
+banker_points = "BTotal"
+
+[source.values.winner]
+P = "player"
+B = "banker"
+T = "tie"
+
+[source.cards]
+notation = "rank_suit"
+none = ["", "-"]
+player = ["P1", "P2", "P3"]
+banker = ["B1", "B2", "B3"]
+
+[[source]]
+name = "rfid"
+files = ["wagers-*.jsonl"]
+layout = "wagers"
+join = "time"
+timestamp_format = "%Y-%m-%d %H:%M:%S"
+
+[source.columns]
+table_id = "table"
+ts = "placed"
+seat = "position"
+bet = "spot"
+amount = { sql = "CAST(stake_cents AS DOUBLE) / 100" }
+pay = "won"
+collect = "lost"
+push = "returned"
+vig = "commission"
+vig_mode = "commission_mode"
+settle_order = "settled_at"
+vig_order = "commission_at"
+"""
+
+
+def coups_profile() -> str:
+    return (COUPS_PROFILE + _table("bet", {k: v for k, v in _BETS.items()
+                                          if k not in ("main", "double", "split",
+                                                       "insurance")})
+            + _table("vig_mode", _MODES))
+
+
+def write(events: pl.DataFrame, out: Path, layout: str, stem: str,
+          style: FeedStyle | None = None) -> list[Path]:
+    """The day in `layout` (events: a feed of both games; coups and wagers: the baccarat
+    tables as coups and their wagers), and its profile, in `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    if layout == "events":
+        # a feed writes only the fields each signal has; kept gzipped, as feeds are
+        path = out / f"feed-{stem}.jsonl.gz"
+        with gzip.GzipFile(path, "wb", compresslevel=9, mtime=0) as handle:
+            feed(events, style).write_ndjson(handle)
+        profile = out / "profile.toml"
+        profile.write_text(feed_profile(style), encoding="utf-8")
+        return [path, profile]
+    baccarat = events.filter(pl.col("game") == "baccarat")
+    if baccarat.is_empty():
+        raise ValueError("the coups and wagers layouts are written for baccarat tables")
+    coup_path, wager_path = out / f"coups-{stem}.csv", out / f"wagers-{stem}.jsonl"
+    coups(baccarat).write_csv(coup_path, separator=";")
+    wagers(baccarat).write_ndjson(wager_path)
+    profile = out / "profile.toml"
+    profile.write_text(coups_profile(), encoding="utf-8")
+    return [coup_path, wager_path, profile]

@@ -1,0 +1,412 @@
+"""Exports read through a profile (export-profiles-v1): the same simulated days, written
+as hand histories and as a table system would export them, give the same findings on
+every rule the export can show, at the export's own files and lines; an import dataset
+audits to exactly what the exports audit to; profile and content errors are said as the
+contract says."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from auditor import audit
+from auditor.cli import main
+from auditor.house import load as load_house
+from auditor.ingest.sources import expand
+from auditor.profiles.load import load as load_profile
+from auditor.profiles.read import translate
+from auditor.rules.catalog import REGISTRY
+from auditor.rulesets import load_rulesets
+from auditor.simulate import baccarat, blackjack, exports
+from auditor.simulate.writer import write_events, write_house_rules
+
+KEY = ["rule_id", "table_id", "shoe_id", "round"]
+GAMES = {"baccarat": baccarat, "blackjack": blackjack}
+
+
+def _day(folder: Path, game: str, seed: int, faults: float, layout: str, rounds: int = 160):
+    """A simulated day as a hand history and in `layout`, and its house rules."""
+    sim = GAMES[game].simulate(rounds=rounds, tables=2, seed=seed, faults=faults)
+    write_events(sim.events, folder / "hh" / "log.jsonl", "jsonl")
+    extra = {"blackjack": sim.house} if game == "blackjack" else {}
+    write_house_rules(sim.tables, folder / "house.toml", **extra)
+    exports.write(sim.events, folder / "x", layout, "day")
+    return sim
+
+
+def _audits(folder: Path):
+    rs = load_rulesets()
+    house = load_house(folder / "house.toml", rs, on=date(2026, 11, 1))
+    hand_history = audit.run(expand([str(folder / "hh")]), house, rs)
+    read = translate(load_profile(folder / "x" / "profile.toml"), [str(folder / "x")])
+    return hand_history, audit.run(read.sources, house, rs, export=read)
+
+
+def _sorted(frame: pl.DataFrame) -> list[dict]:
+    return frame.sort(KEY, nulls_last=True).to_dicts()
+
+
+def _expressible(truth: pl.DataFrame, coverage) -> pl.DataFrame:
+    """Rounds whose planted fault the export cannot write as it was planted (its rule
+    needs evidence the layout lacks, so the exporter wrote something else): left out."""
+    rules = {r.id: r for r in REGISTRY.all()}
+    lost = [row for row in truth.iter_rows(named=True)
+            if row["table_id"] in coverage.tables
+            and coverage.missing(rules[row["rule_id"]], row["table_id"])]
+    return pl.DataFrame(lost, schema=truth.schema).select(
+        "table_id", "shoe_id", pl.col("round").cast(pl.Int64))
+
+
+@pytest.mark.parametrize(("game", "layout", "seed", "faults"), [
+    ("baccarat", "events", 1, 0.0),
+    ("baccarat", "events", 2, 0.15),
+    ("blackjack", "events", 3, 0.15),
+    ("baccarat", "coups", 4, 0.0),
+    ("baccarat", "coups", 5, 0.15),
+    ("baccarat", "coups", 6, 0.15),
+])
+def test_an_export_finds_what_its_hand_history_finds(tmp_path, game, layout, seed, faults):
+    sim = _day(tmp_path, game, seed, faults, layout)
+    hand_history, export = _audits(tmp_path)
+    coverage = export.coverage
+    expected = coverage.keep(hand_history.findings).select(KEY).unique()
+    found = export.findings.select(KEY).unique()
+    if faults:
+        lost = _expressible(sim.truth, coverage)
+        expected = expected.join(lost, on=KEY[1:], how="anti")
+        found = found.join(lost, on=KEY[1:], how="anti")
+        assert expected.height, "the faulty day should have findings the export can show"
+    if layout == "coups":
+        # coups record no burn: a card is counted over the cards dealt only, a lower
+        # bound, so a copy the hand history finds only with the burns is not seen
+        counted = pl.col("rule_id") == "BA102"
+        assert found.filter(counted).join(expected.filter(counted), on=KEY, how="anti",
+                                          nulls_equal=True).is_empty()
+        found, expected = found.filter(~counted), expected.filter(~counted)
+    assert _sorted(found) == _sorted(expected)
+    # a finding of the export points at the export's own file and line
+    located = export.findings.filter(pl.col("line").is_not_null())
+    assert located["file"].str.contains("/x/").all()
+    if not faults:
+        assert export.findings.height == 0
+
+
+def test_the_exports_say_what_they_cannot_show(tmp_path):
+    _day(tmp_path, "baccarat", 7, 0.0, "coups", rounds=40)
+    hand_history, export = _audits(tmp_path)
+    told = export.coverage.as_dict()
+    states = {r["rule_id"]: r for r in told["by_rule"]}
+    assert states["BA201"]["state"] == "not_judged"  # the deal's order is presumed
+    assert "order" in states["BA201"]["not_judged_on"][0]["why"]
+    assert states["BA801"]["state"] == "not_judged"  # no shoe offers in coups
+    assert states["BA204"]["state"] == "judged"  # the draw is in the cards
+    assert states["BA501"]["state"] == "judged"  # wagers and amounts are
+    assert states["BA701"]["state"] == "judged"  # settle_order and vig_order mapped
+    assert states["BJ201"]["why"] == "the log has no blackjack table"
+    whole = hand_history.coverage.as_dict()
+    assert all(r["state"] == "judged" for r in whole["by_rule"] if r["rule_id"][:2] == "BA")
+
+
+def test_a_hand_history_without_wagers_is_not_judged_on_wagers(tmp_path):
+    sim = baccarat.simulate(rounds=30, tables=1, seed=8, faults=0.0)
+    no_money = sim.events.filter(~pl.col("event").is_in(["wager", "collect", "pay", "push",
+                                                         "vig", "vig_settle"]))
+    write_events(no_money, tmp_path / "log.jsonl", "jsonl")
+    write_house_rules(sim.tables, tmp_path / "house.toml")
+    rs = load_rulesets()
+    house = load_house(tmp_path / "house.toml", rs, on=date(2026, 11, 1))
+    result = audit.run(expand([str(tmp_path / "log.jsonl")]), house, rs)
+    by_rule = {r["rule_id"]: r for r in result.coverage.as_dict()["by_rule"]}
+    assert by_rule["BA501"]["state"] == "not_judged"
+    assert by_rule["BA501"]["not_judged_on"] == [
+        {"table_id": "BAC-01", "why": "the log records no wagers"}]
+    assert by_rule["BA204"]["state"] == "judged"
+    # the curator rules need wagers (an occupied seat): not judged, so no finding
+    assert result.findings.filter(pl.col("rule_id").str.starts_with("BA8")).height == 0
+
+
+def test_import_then_audit_equals_audit_with_the_profile(tmp_path):
+    _day(tmp_path, "baccarat", 9, 0.2, "coups", rounds=80)
+    runner = CliRunner()
+    x = tmp_path / "x"
+    direct = runner.invoke(main, ["audit", str(x), "--profile", str(x / "profile.toml"),
+                                  "--house", str(tmp_path / "house.toml"),
+                                  "--out", str(tmp_path / "direct"), "--no-report", "-q"])
+    assert direct.exit_code == 1, direct.output
+    made = runner.invoke(main, ["import", str(x), "--profile", str(x / "profile.toml"),
+                                "--house", str(tmp_path / "house.toml"),
+                                "--out", str(tmp_path / "dataset")])
+    assert made.exit_code == 0, made.output
+    assert list((tmp_path / "dataset").glob("facility=*/gaming_day=*/table_id=*/*.parquet"))
+    assert (tmp_path / "dataset" / "_import_findings.parquet").is_file()
+    again = runner.invoke(main, ["audit", str(tmp_path / "dataset"),
+                                 "--house", str(tmp_path / "house.toml"),
+                                 "--out", str(tmp_path / "again"), "--no-report", "-q"])
+    assert again.exit_code == 1, again.output
+    one = pl.read_parquet(tmp_path / "direct" / "findings.parquet")
+    two = pl.read_parquet(tmp_path / "again" / "findings.parquet")
+    assert one.height > 0
+    assert one.to_dicts() == two.to_dicts()
+    first = json.loads((tmp_path / "direct" / "summary.json").read_text())
+    second = json.loads((tmp_path / "again" / "summary.json").read_text())
+    for key in ("rows", "rounds", "coverage", "profile", "inputs"):
+        assert first[key] == second[key], key
+
+
+# --- errors the contract names
+
+
+_COUPS = """\
+[profile]
+name = "errors"
+version = 1
+
+[[source]]
+name = "coups"
+files = ["coups*.csv"]
+layout = "coups"
+
+[source.columns]
+table_id = "T"
+game = { value = "baccarat" }
+shoe_id = "S"
+round = "R"
+ts = "Start"
+winner = "W"
+player_points = "PP"
+banker_points = "BP"
+
+[source.values.winner]
+P = "player"
+B = "banker"
+
+[source.cards]
+notation = "rank_suit"
+player = ["P1", "P2"]
+banker = ["B1", "B2"]
+"""
+
+
+def _audit(tmp_path: Path, files: dict[str, str], profile: str = _COUPS, *more: str):
+    (tmp_path / "profile.toml").write_text(profile)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "house.toml").write_text('facility = "Errors"\n')
+    return CliRunner().invoke(main, ["audit", *[str(tmp_path / n) for n in files],
+                                     "--profile", str(tmp_path / "profile.toml"),
+                                     "--house", str(tmp_path / "house.toml"),
+                                     "--out", str(tmp_path / "out"), "--no-report", "-q",
+                                     *more])
+
+
+def test_a_file_no_source_reads_named_on_the_command_line_is_exit_2(tmp_path):
+    result = _audit(tmp_path, {"other.csv": "T,S,R\n"})
+    assert result.exit_code == 2
+    assert "other.csv" in result.output and "no source" in result.output
+
+
+def test_a_mapped_column_a_csv_lacks_is_exit_2_naming_file_and_column(tmp_path):
+    result = _audit(tmp_path, {"coups.csv": "T,S,R,Start,PP,BP,P1,P2,B1,B2\n"})
+    assert result.exit_code == 2
+    assert "coups.csv" in result.output and "'W'" in result.output
+
+
+def test_a_profile_mistake_is_exit_2_naming_the_key(tmp_path):
+    bad = _COUPS.replace('layout = "coups"', 'layout = "coups"\ndelimiter = ";;"')
+    result = _audit(tmp_path, {"coups.csv": "T\n"}, bad)
+    assert result.exit_code == 2
+    assert "delimiter" in result.output
+
+
+def test_an_unmapped_value_withholds_its_round_with_no_finding_of_its_own(tmp_path):
+    rows = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
+            "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n"
+            "BAC-01,S1,2,2026-11-01T20:01:00,X,8,5,8H,KD,2C,3S\n")
+    result = _audit(tmp_path, {"coups.csv": rows})
+    assert result.exit_code == 1, result.output
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet").filter(
+        pl.col("rule_id") != "HR001")  # the house rules list no table
+    assert found["rule_id"].to_list() == ["EX001"]
+    assert found.row(0, named=True)["line"] == 3
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["rounds"]["reported"] == 1
+    assert summary["rows"]["read"] == 2 and summary["rows"]["balanced"]
+
+
+def test_a_local_time_that_does_not_exist_is_an_invalid_ts_at_its_line(tmp_path):
+    profile = _COUPS.replace('layout = "coups"', 'layout = "coups"\n'
+                             'timezone = "America/New_York"')
+    rows = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
+            "BAC-01,S1,1,2026-03-08 01:59:00,P,9,7,7S,2H,3D,4C\n"
+            "BAC-01,S1,2,2026-03-08 02:30:00,P,9,7,7S,2H,3D,4C\n")
+    result = _audit(tmp_path, {"coups.csv": rows}, profile)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    invalid = found.filter(pl.col("field") == "ts")
+    assert invalid["line"].unique().to_list() == [3], result.output
+    assert "does not exist" in invalid["observed"][0]
+
+
+def test_the_repeated_hour_takes_the_later_instant_after_a_later_row(tmp_path):
+    from auditor.profiles import times
+    from auditor.profiles.model import Source
+
+    source = Source("s", ("*",), "events", timezone="America/New_York")
+    rows = pl.DataFrame({"table_id": ["T"] * 5,
+                         "ts": ["2026-11-01T01:30:00", "2026-11-01T01:50:00-05:00",
+                                "2026-11-01T01:40:00", "2026-11-01T01:10:00-05:00",
+                                "2026-11-01T01:20:00"]})
+    read = times.with_times(rows, source)
+    # 01:30 is the earlier instant (EDT, 05:30 UTC); 01:40 after a row at 01:50 EST (past
+    # 01:40 EST) is the later; 01:20 after 01:10 EST (not past 01:20 EST) the earlier
+    assert read["_instant"].dt.strftime("%H:%M").to_list() == [
+        "05:30", "06:50", "06:40", "06:10", "05:20"]
+    assert read["ts"].to_list()[:3] == ["2026-11-01T01:30:00", "2026-11-01T01:50:00",
+                                        "2026-11-01T01:40:00"]
+
+
+@pytest.mark.parametrize(("notation", "extra", "cells", "codes"), [
+    ("rank_suit", {}, ["AS", "10h", "td", "Qc", "1S", "-"], ["AS", "TH", "TD", "QC", "1S", None]),
+    ("suit_rank", {}, ["SA", "h10", "DT", "cq"], ["AS", "TH", "TD", "QC"]),
+    ("index", {"index_base": 1, "index_suits": "SHDC"}, ["1", "14", "52", "53", "2.0"],
+     ["AS", "AH", "KC", "53", "2S"]),
+    ("points", {}, ["0", "9", "10"], ["TS", "9S", "10"]),
+    ("pattern", {"pattern": "(?P<rank>\\w+) of (?P<suit>\\w+)",
+                 "ranks": {"Ace": "A", "Ten": "10"}, "suits": {"spades": "S", "hearts": "H"}},
+     ["Ace of spades", "Ten of hearts", "7 of hearts", "Ace of cups"],
+     ["AS", "TH", "7H", "Ace of cups"]),
+])
+def test_every_notation_reads_its_cards(notation, extra, cells, codes):
+    from auditor.profiles.cards import codes as read_codes
+    from auditor.profiles.model import Cards
+
+    cards = Cards(notation, none=("", "-"), **extra)
+    read = pl.DataFrame({"c": cells}).select(read_codes(cards, pl.col("c")).alias("c"))["c"].to_list()
+    assert read == codes
+
+
+def test_a_device_feed_without_seq_round_or_shoe_is_numbered_as_the_contract_says(tmp_path):
+    profile = """\
+[profile]
+name = "feed"
+version = 1
+
+[[source]]
+name = "feed"
+files = ["feed*.jsonl"]
+layout = "events"
+
+[source.columns]
+table_id = "t"
+game = { value = "baccarat" }
+ts = "ts"
+event = "e"
+decks = "d"
+"""
+    lines = [
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:00", "e": "cover_card"},
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:05", "e": "shuffle", "d": 8},
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:06", "e": "shoe_offer"},
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:07", "e": "round_start"},
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:08", "e": "round_end"},
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:09", "e": "cover_card"},
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:10", "e": "round_start"},
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:11", "e": "round_end"},
+        {"t": "BAC-01", "ts": "2026-11-01T20:00:12", "e": "shuffle", "d": 8},
+    ]
+    (tmp_path / "profile.toml").write_text(profile)
+    (tmp_path / "feed.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    read = translate(load_profile(tmp_path / "profile.toml"), [str(tmp_path / "feed.jsonl")])
+    made = read.events[0].select("seq", "shoe_id", "round").rows()
+    assert made == [
+        ("1", "BAC-01@start", "0"),
+        ("2", "BAC-01@20261101T200005", "0"),
+        ("3", "BAC-01@20261101T200005", "0"),  # before the shoe's first round: 0
+        ("4", "BAC-01@20261101T200005", "1"),
+        ("5", "BAC-01@20261101T200005", "1"),
+        ("6", "BAC-01@20261101T200005", "2"),  # between rounds: the next round's
+        ("7", "BAC-01@20261101T200005", "2"),
+        ("8", "BAC-01@20261101T200005", "2"),
+        ("9", "BAC-01@20261101T200012", "0"),
+    ]
+    assert "seq:derived" in read.tables["BAC-01"]
+
+
+# --- any names, words, notation and file order, with the matching profile
+
+_NAME = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", min_size=1,
+                max_size=8)
+_TOKEN = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=6)
+
+
+@st.composite
+def _styles(draw) -> exports.FeedStyle:
+    canonical = list(exports.FEED_COLUMNS)
+    names = draw(st.lists(_NAME.filter(lambda n: n != "FrameNo"), min_size=len(canonical),
+                          max_size=len(canonical), unique=True))
+    words = {}
+    for column, table in exports.FEED_WORDS.items():
+        codes = draw(st.lists(_NAME.filter(lambda n: n != "HEARTBEAT"), min_size=len(table),
+                              max_size=len(table), unique=True))
+        words[column] = dict(zip(table, codes, strict=True))
+    notation = draw(st.sampled_from(["index", "rank_suit", "suit_rank", "pattern"]))
+    cards = exports.CardStyle(notation)
+    if notation == "index":
+        cards = exports.CardStyle("index", draw(st.sampled_from([0, 1])),
+                                  "".join(draw(st.permutations("SHDC"))))
+    elif notation in ("rank_suit", "suit_rank"):
+        cards = exports.CardStyle(notation, ten=draw(st.sampled_from(["10", "T"])),
+                                  lower=draw(st.booleans()))
+    elif notation == "pattern":
+        ranks = draw(st.lists(_TOKEN, min_size=13, max_size=13, unique=True))
+        suits = draw(st.lists(_TOKEN, min_size=4, max_size=4, unique=True))
+        keep = draw(st.sets(st.sampled_from("A23456789TJQK")))  # ranks written as they are
+        cards = exports.CardStyle(
+            "pattern", rank_tokens={r: t for r, t in zip("A23456789TJQK", ranks, strict=True)
+                                    if r not in keep},
+            suit_tokens=dict(zip("SHDC", suits, strict=True)))
+    return exports.FeedStyle(dict(zip(canonical, names, strict=True)), words, cards)
+
+
+@pytest.fixture(scope="module")
+def _faulty_day(tmp_path_factory):
+    """A faulty day of both games, and its hand history's findings."""
+    folder = tmp_path_factory.mktemp("day")
+    bac = baccarat.simulate(rounds=60, tables=1, seed=12, faults=0.2)
+    bj = blackjack.simulate(rounds=60, tables=1, seed=12, faults=0.2)
+    events = pl.concat([e.with_columns(pl.col(pl.Enum).cast(pl.String))
+                        for e in (bac.events, bj.events)], how="diagonal_relaxed")
+    write_events(events, folder / "log.jsonl", "jsonl")
+    write_house_rules([*bac.tables, *bj.tables], folder / "house.toml", blackjack=bj.house)
+    rs = load_rulesets()
+    house = load_house(folder / "house.toml", rs, on=date(2026, 11, 1))
+    found = audit.run(expand([str(folder / "log.jsonl")]), house, rs).findings
+    return events, house, found
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(style=_styles(), split=st.booleans(), order=st.randoms(use_true_random=False))
+def test_any_names_words_and_notation_read_through_their_profile(
+        _faulty_day, tmp_path_factory, style, split, order):
+    events, house, hand_history = _faulty_day
+    folder = tmp_path_factory.mktemp("feed")
+    feed = exports.feed(events, style)
+    table = style.columns["table_id"]
+    parts = feed.partition_by(table) if split else [feed]
+    paths = []
+    for n, part in enumerate(parts):
+        path = folder / f"feed-{n}.jsonl"
+        part.write_ndjson(path)
+        paths.append(str(path))
+    order.shuffle(paths)
+    (folder / "profile.toml").write_text(exports.feed_profile(style))
+    read = translate(load_profile(folder / "profile.toml"), paths)
+    result = audit.run(read.sources, house, load_rulesets(), export=read)
+    expected = result.coverage.keep(hand_history).select(KEY).unique()
+    assert _sorted(result.findings.select(KEY).unique()) == _sorted(expected)
