@@ -62,23 +62,28 @@ def _number(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     )
 
 
-def raw_cells(frame: pl.DataFrame, source: Source) -> pl.DataFrame:
+def raw_cells(frame: pl.DataFrame, source: Source,
+              typed: pl.DataFrame | None = None) -> pl.DataFrame:
     """Each mapped canonical column as text, before value maps: an export column's text,
-    a constant, or an SQL expression's value over the file's typed columns."""
-    exprs = []
-    for name, mapping in source.columns.items():
-        exprs.append(_cell(frame, name, mapping).alias(name))
-    return frame.select(exprs) if exprs else pl.DataFrame(height=frame.height)
+    a constant, or an SQL expression's value over the file's typed columns (`typed`:
+    the columns the SQL reads, typed as polars infers them; else `frame`'s)."""
+    direct = [text(pl.col(m.column)).alias(name) if m.column is not None
+              else pl.lit(_constant(m.value), pl.String).alias(name)
+              for name, m in source.columns.items() if m.sql is None]
+    cells = frame.select(direct) if direct else pl.DataFrame(height=frame.height)
+    over = frame if typed is None else typed
+    computed = [_sql_cell(over, name, m) for name, m in source.columns.items()
+                if m.sql is not None]
+    if computed:
+        cells = cells.with_columns(over.select(computed))
+    return cells.select(list(source.columns))
 
 
-def _cell(frame: pl.DataFrame, name: str, mapping: Mapping) -> pl.Expr:
-    if mapping.column is not None:
-        return text(pl.col(mapping.column))
-    if mapping.sql is None:
-        return pl.lit(_constant(mapping.value), pl.String)
+def _sql_cell(frame: pl.DataFrame, name: str, mapping: Mapping) -> pl.Expr:
     expr = pl.sql_expr(mapping.sql)
     dtype = frame.select(expr.alias("_")).schema["_"] if frame.height else pl.String()
-    return _number(expr, dtype) if name in _NUMBER_COLUMNS else text(expr)
+    cell = _number(expr, dtype) if name in _NUMBER_COLUMNS else text(expr)
+    return cell.alias(name)
 
 
 def mapped(cells: pl.DataFrame, source: Source, lines: pl.Series,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import glob
 import gzip
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -87,6 +88,13 @@ def look(path: Path, source: Source) -> Looked:
     return found
 
 
+def sql_columns(source: Source) -> list[str]:
+    """The export columns a source's SQL expressions read, each once."""
+    named = [c for m in source.columns.values() if m.sql is not None
+             for c in pl.sql_expr(m.sql).meta.root_names()]
+    return list(dict.fromkeys(named))
+
+
 def named_columns(source: Source) -> list[str]:
     """The export columns a source names: mapped directly, inside its SQL expressions,
     as card columns, and in `repeat_key`, each once in profile order."""
@@ -102,16 +110,17 @@ def named_columns(source: Source) -> list[str]:
     return list(dict.fromkeys(named))
 
 
-def lines_of(path: Path, source: Source, rows: int) -> pl.Series:
+def lines_of(path: Path, source: Source, rows: int, data: bytes | None = None) -> pl.Series:
     """Each row's line: a CSV row's below its header, a Parquet row's number, and a JSON
-    Lines record's line in the text, blank lines counted (polars' reader passes them)."""
+    Lines record's line in the text, blank lines counted (polars' reader passes them).
+    `data`: the file's text, where it was read already."""
     kind = source.format_of(path.name)
     if kind != "jsonl":
         return pl.int_range(2 if kind == "csv" else 1, rows + (2 if kind == "csv" else 1),
                             eager=True)
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+    data = text_of(path) if data is None else data
+    if not _BLANK_LINE.search(data) and not data[:1].isspace():
+        return pl.int_range(1, rows + 1, eager=True)  # no blank line: one record a line
     text = pl.Series([data.decode("utf-8", errors="replace")]).str.split("\n").explode()
     numbered = text.to_frame("text").with_row_index("line", offset=1)
     records = numbered.filter(pl.col("text").str.strip_chars() != "")["line"]
@@ -119,15 +128,42 @@ def lines_of(path: Path, source: Source, rows: int) -> pl.Series:
         1, rows + 1, eager=True)
 
 
-def read_whole(path: Path, source: Source) -> pl.DataFrame:
-    """A file read whole: CSV every column as text, JSON Lines as JSON types it, Parquet
-    as stored (a .gz file decompressed first)."""
+_BLANK_LINE = re.compile(rb"\n[ \t\r]*(\n|$)(?!\Z)|\n[ \t\r]+\Z")
+
+
+def text_of(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def read_whole(path: Path, source: Source, columns: list[str] | None = None,
+               data: bytes | None = None) -> pl.DataFrame:
+    """A file read whole: CSV every column as text, JSON Lines as JSON types it (with
+    `columns`: those keys only, each as its text), Parquet as stored (a .gz file
+    decompressed first). `data`: the file's text, where it was read already."""
     kind = source.format_of(path.name)
     if kind == "parquet":
         return pl.read_parquet(path)
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+    data = text_of(path) if data is None else data
     if kind == "csv":
         return pl.read_csv(data, infer_schema=False, separator=source.delimiter)
+    if columns is not None:
+        return pl.read_ndjson(data, schema={c: pl.String for c in columns})
     return pl.read_ndjson(data, infer_schema_length=None)
+
+
+def read_typed(path: Path, source: Source, columns: list[str], data: bytes) -> pl.DataFrame:
+    """The columns an SQL expression reads, each with the type polars infers from all
+    the file's rows (a column empty throughout is text; Parquet as stored)."""
+    kind = source.format_of(path.name)
+    if kind == "parquet":
+        return pl.read_parquet(path, columns=columns)
+    if kind == "csv":
+        frame = pl.read_csv(data, separator=source.delimiter, infer_schema_length=None,
+                            columns=columns)
+    else:
+        frame = pl.read_ndjson(data, infer_schema_length=None)
+        frame = frame.with_columns(pl.lit(None, pl.String).alias(c) for c in columns
+                                   if c not in frame.columns).select(columns)
+    return frame.with_columns(pl.col(c).cast(pl.String) for c in columns
+                              if frame.schema[c] == pl.Null)

@@ -45,21 +45,17 @@ def file_order(rows: pl.DataFrame, paths: list[str]) -> pl.DataFrame:
 # --- events: one row per event
 
 
-def repeats(key: tuple[str, ...], cells: list[str]) -> tuple[pl.Expr, pl.Expr]:
-    """(rows whose non-empty `repeat_key` equals the row's before them, of the same file
-    and table; those that also equal it on every mapped cell: a frame sent again)."""
-    same_key = pl.all_horizontal(
+def same_key(key: tuple[str, ...]) -> pl.Expr:
+    """Rows whose non-empty `repeat_key` equals the row's before them, of the same file
+    and table (a frame sent again, where every mapped cell is equal too)."""
+    return pl.all_horizontal(
         [pl.col(k).is_not_null() & (pl.col(k) == pl.col(k).shift(1).over(FILE, "table_id"))
-         for k in key])
-    same_cells = pl.all_horizontal(
-        [pl.col(c).eq_missing(pl.col(c).shift(1).over(FILE, "table_id")) for c in cells]
-        or [pl.lit(True)])
-    return same_key.fill_null(False), (same_key & same_cells).fill_null(False)
+         for k in key]).fill_null(False)
 
 
 def numbered_events(rows: pl.DataFrame) -> pl.DataFrame:
-    """An events source's rows, in table order, numbered 1, 2, ... per table."""
-    return rows.sort("table_id", TABLE_ORDER, nulls_last=True).with_columns(
+    """An events source's rows (in table order) numbered 1, 2, ... per table."""
+    return rows.with_columns(
         (pl.int_range(pl.len()).over("table_id") + 1).cast(pl.String).alias("seq"))
 
 

@@ -23,7 +23,16 @@ from ..ingest.sources import SourceError, sha256_of
 from ..rules import exports as ex
 from . import ProfileError, cells, layouts, times
 from .cards import codes, has_suits
-from .files import files_named, lines_of, named_columns, read_whole, sources_of
+from .files import (
+    files_named,
+    lines_of,
+    named_columns,
+    read_typed,
+    read_whole,
+    sources_of,
+    sql_columns,
+    text_of,
+)
 from .layouts import FILE, INSTANT, ROW, TABLE_ORDER
 from .model import Cards, Profile, Source
 
@@ -200,22 +209,28 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
     """One file's rows: the canonical cells as text, mapped, timed and with their cards
     read; `line`, `_file`, `_row` and `_instant` beside them."""
     source, path = export.source, export.path
+    kind = source.format_of(path.name)
     try:
-        raw = read_whole(path, source)
+        data = None if kind == "parquet" else text_of(path)
+        named = named_columns(source)
+        raw = read_whole(path, source, named if kind == "jsonl" else None, data)
+        roots = sql_columns(source)
+        typed = read_typed(path, source, roots, data) if roots else None
+    except ProfileError:
+        raise
     except Exception as exc:  # noqa: BLE001 - polars' reader says why
         export.problems.append(Problem("IN001", None, None, None, None,
                                        f"the export cannot be read: {exc}"))
         return pl.DataFrame(schema={FILE: pl.Int32})
     export.rows, export.sha256, export.size = raw.height, sha256_of(path), path.stat().st_size
     raw = raw.rename({c: c.lstrip("\ufeff").strip() for c in raw.columns})
-    kind = source.format_of(path.name)
-    lacking = [c for c in named_columns(source) if c not in raw.columns]
+    lacking = [c for c in named if c not in raw.columns]
     if lacking and kind != "jsonl":
         raise ProfileError(f"{path}: has no column {lacking[0]!r}, which the profile's source "
                            f"{source.name!r} maps")
     raw = raw.with_columns(pl.lit(None, pl.String).alias(c) for c in lacking)
-    lines = lines_of(path, source, raw.height)
-    frame = cells.raw_cells(raw, source)
+    lines = lines_of(path, source, raw.height, data)
+    frame = cells.raw_cells(raw, source, typed)
     silent = _silenced(frame, source)
     frame, unmapped, strays = cells.mapped(frame, source, lines)
     for u in unmapped:
@@ -231,7 +246,7 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
                                pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
                                silent.alias("_silent"))
     if source.cards is not None and "card" in frame.columns:
-        frame = frame.with_columns(codes(source.cards, pl.col("card")).alias("card"))
+        frame = frame.with_columns(_cards_read(source.cards, frame.get_column("card")))
     if source.layout == "coups":
         frame = _coup_cards(frame, raw, source)
     frame = frame.with_columns(raw.get_column(k).cast(pl.String).alias(f"_key:{k}")
@@ -246,8 +261,16 @@ def _coup_cards(frame: pl.DataFrame, raw: pl.DataFrame, source: Source) -> pl.Da
     """A baccarat coup's card columns beside the cells, read by the notation."""
     names = [*source.cards.player, *source.cards.banker]
     return frame.with_columns(
-        codes(source.cards, cells.text(raw.get_column(c))).alias(f"_card:{c}")
-        for c in names)
+        _cards_read(source.cards, raw.select(cells.text(pl.col(c))).to_series()).alias(
+            f"_card:{c}") for c in names)
+
+
+def _cards_read(cards: Cards, column: pl.Series) -> pl.Series:
+    """A column of cards as the format writes them, each distinct cell read once (a
+    log holds a few dozen)."""
+    distinct = column.unique().drop_nulls()
+    read = distinct.to_frame("c").select(codes(cards, pl.col("c")).alias("c")).to_series()
+    return column.replace_strict(distinct, read, default=None, return_dtype=pl.String)
 
 
 def _silenced(frame: pl.DataFrame, source: Source) -> pl.Series:
@@ -315,35 +338,48 @@ def _events(out: Translated, rows: pl.DataFrame, paths: list[str]) -> pl.DataFra
 
 def _without_repeats(out: Translated, rows: pl.DataFrame) -> pl.DataFrame:
     """Frames sent again (repeat_key) taken out and counted; rows whose key repeats with
-    another cell different counted per file in one finding."""
-    kept = []
+    another cell different counted per file in one finding. `rows` in table order."""
+    keyed: dict[tuple, list[int]] = {}
     for number, export in enumerate(out.exports):
-        key = export.source.repeat_key
-        mine = rows.filter(pl.col(FILE) == number)
-        if export.source.layout != "events" or not key or not mine.height:
-            kept.append(mine)
-            continue
-        cells_named = [c for c in export.source.columns if c in mine.columns]
-        raw_key = [f"_key:{k}" for k in key]
-        frame = mine
-        same_key, repeat = layouts.repeats(tuple(raw_key), cells_named)
-        marked = frame.with_columns(same_key.alias("_same"), repeat.alias("_repeat"))
-        export.repeats += int(marked["_repeat"].sum())
-        differing = marked.filter(pl.col("_same") & ~pl.col("_repeat"))
-        if differing.height:
-            count, first, last = (differing.height, int(differing[v.LINE].min()),
-                                  int(differing[v.LINE].max()))
-            rows = (f"{count} rows repeat the repeat_key ({', '.join(key)}) of the row "
-                    "before them" if count > 1 else "1 row repeats the repeat_key "
-                    f"({', '.join(key)}) of the row before it")
-            export.problems.append(Problem(
-                ex.REPEAT_KEY_DIFFERS.id, first, None, str(count),
-                "a repeated key with every cell the same",
-                f"{rows} with another cell different ({_lines_text(first, last)}); "
-                + ("each was" if count > 1 else "it was") + " read as a record of its own."))
-        kept.append(marked.filter(~pl.col("_repeat")).drop("_same", "_repeat"))
-    return pl.concat(kept, how="diagonal_relaxed").sort("table_id", TABLE_ORDER,
-                                                        nulls_last=True)
+        if export.source.layout == "events" and export.source.repeat_key:
+            key = (export.source.repeat_key, tuple(export.source.columns))
+            keyed.setdefault(key, []).append(number)
+    for (key, columns), numbers in keyed.items():
+        named = [c for c in columns if c in rows.columns]
+        same_key = layouts.same_key(tuple(f"_key:{k}" for k in key))
+        # rows are in table order, a file's rows of a table together: the row before a
+        # repeated key is the row just above it; only those few are compared whole
+        at = rows.select(same_key & pl.col(FILE).is_in(numbers)).to_series().arg_true()
+        cells_now, cells_before = rows.select(named)[at], rows.select(named)[at - 1]
+        repeat = pl.DataFrame([cells_now[c].eq_missing(cells_before[c]) for c in named]
+                              ).select(pl.all_horizontal(pl.all()).alias("_repeat"))
+        found = rows.select(FILE, v.LINE)[at].with_columns(repeat)
+        counted = found.group_by(FILE).agg(
+            pl.col("_repeat").sum().alias("repeats"),
+            (~pl.col("_repeat")).sum().alias("differ"),
+            pl.col(v.LINE).filter(~pl.col("_repeat")).min().alias("first"),
+            pl.col(v.LINE).filter(~pl.col("_repeat")).max().alias("last"))
+        for number, repeats, differ, first, last in counted.iter_rows():
+            out.exports[number].repeats += repeats
+            if differ:
+                _differing(out.exports[number], key, differ, first, last)
+        dropped = at.filter(repeat.to_series())
+        rows = rows.with_row_index("_at").filter(~pl.col("_at").is_in(dropped.implode())
+                                                  ).drop("_at")
+    return rows
+
+
+def _differing(export: Export, key: tuple[str, ...], count: int, first: int,
+               last: int) -> None:
+    """One finding for a file's rows whose repeat_key repeats with another cell changed."""
+    said = (f"{count} rows repeat the repeat_key ({', '.join(key)}) of the row before "
+            "them" if count > 1 else
+            f"1 row repeats the repeat_key ({', '.join(key)}) of the row before it")
+    export.problems.append(Problem(
+        ex.REPEAT_KEY_DIFFERS.id, first, None, str(count),
+        "a repeated key with every cell the same",
+        f"{said} with another cell different ({_lines_text(first, last)}); "
+        + ("each was" if count > 1 else "it was") + " read as a record of its own."))
 
 
 # --- coups and wagers
