@@ -255,7 +255,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         house = load_house(house_path, rs, on=date.today())
     except HouseRulesError as exc:
         raise Failure(f"{house_path}: {exc}") from None
-    export = _exports(profile_path, logs, context_logs)
+    export = _exports(profile_path, logs, context_logs, house)
     try:
         if export is not None:
             sources, context = export.sources, export.context
@@ -310,7 +310,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     sys.exit(_exit_status(summary, fail_on))
 
 
-def _exports(profile_path: Path | None, logs, context_logs):
+def _exports(profile_path: Path | None, logs, context_logs, house=None):
     """The exports LOGS and --context name, read through the profile, or an import
     dataset read back (None: hand histories); a profile error, or a file no source
     reads, is exit 2."""
@@ -332,7 +332,9 @@ def _exports(profile_path: Path | None, logs, context_logs):
         except ds.DatasetError as exc:
             raise Failure(str(exc)) from None
     try:
-        return translate(load_profile(profile_path), list(logs), list(context_logs))
+        decks = None if house is None else (
+            lambda table: house.table(table, "blackjack").settings.get("decks"))
+        return translate(load_profile(profile_path), list(logs), list(context_logs), decks)
     except (ProfileError, SourceError) as exc:
         raise Failure(str(exc)) from None
 
@@ -578,8 +580,9 @@ def _simulate_command(game: str):
     @click.option("--layout", type=click.Choice(["events", "coups", "wagers"]), default=None,
                   help="Write the day as a table system would export it, with the profile "
                   "that reads it (profile.toml): events, a device feed; coups or wagers, "
-                  "baccarat shoe coups and RFID wagers joined to them by time (both are "
-                  "written: wagers need their coups). Default: the hand-history format.")
+                  "shoe coups and their wagers (both are written: wagers need their coups; "
+                  "baccarat's joined by time, blackjack's by round). Default: the "
+                  "hand-history format.")
     def command(rounds, tables, seed, faults, out, encoding, start, layout):
         """Write a log, a matching house.toml and (with --faults) truth.tsv to OUT."""
         import importlib
@@ -597,9 +600,6 @@ def _simulate_command(game: str):
         sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults, **opens)
         if layout is None:
             logs = [write_events(sim.events, out / f"{game}.{encoding}", encoding)]
-        elif layout != "events" and game != "baccarat":
-            raise Failure(f"--layout {layout} is written for baccarat; blackjack tables "
-                          "are exported as a device feed (--layout events)")
         else:
             logs = exports.write(sim.events, out, layout, game)
         extra = {"blackjack": sim.house} if game == "blackjack" else {}
@@ -701,7 +701,7 @@ def import_exports(logs, profile_path, house_path, out):
         house = load_house(house_path, rs, on=date.today())
     except HouseRulesError as exc:
         raise Failure(f"{house_path}: {exc}") from None
-    export = _exports(profile_path, logs, ())
+    export = _exports(profile_path, logs, (), house)
     if out.exists() and any(out.iterdir()):
         raise Failure(f"{out}: the folder is not empty; import into a new folder")
     rows = ds.write(export, house.facility or "unnamed", house.gaming_day_start, out)

@@ -61,6 +61,7 @@ def recorded(marks: set[str] | None) -> frozenset[str]:
             found.discard("seq")
     if "coups" in marks:
         found |= _COUPS | ({"shuffles"} if "shoe_starts" in marks else set())
+        found |= {"decisions"} if "decisions" in marks else set()
     if "wagers" in marks:
         found |= _WAGERS
         if {"settle_order", "vig_order"} <= marks:

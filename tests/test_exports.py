@@ -71,6 +71,9 @@ def _expressible(truth: pl.DataFrame, coverage) -> pl.DataFrame:
     ("baccarat", "coups", 4, 0.0),
     ("baccarat", "coups", 5, 0.15),
     ("baccarat", "coups", 6, 0.15),
+    ("blackjack", "coups", 7, 0.0),
+    ("blackjack", "coups", 8, 0.15),
+    ("blackjack", "coups", 9, 0.3),
 ])
 def test_an_export_finds_what_its_hand_history_finds(tmp_path, game, layout, seed, faults):
     sim = _day(tmp_path, game, seed, faults, layout)
@@ -267,8 +270,8 @@ def test_the_repeated_hour_takes_the_later_instant_after_a_later_row(tmp_path):
     # 01:40 EST) is the later; 01:20 after 01:10 EST (not past 01:20 EST) the earlier
     assert read["_instant"].dt.strftime("%H:%M").to_list() == [
         "05:30", "06:50", "06:40", "06:10", "05:20"]
-    assert read["ts"].to_list()[:3] == ["2026-11-01T01:30:00", "2026-11-01T01:50:00",
-                                        "2026-11-01T01:40:00"]
+    assert read["ts"].dt.strftime("%Y-%m-%dT%H:%M:%S").to_list()[:3] == [
+        "2026-11-01T01:30:00", "2026-11-01T01:50:00", "2026-11-01T01:40:00"]
 
 
 @pytest.mark.parametrize(("notation", "extra", "cells", "codes"), [
@@ -410,3 +413,46 @@ def test_any_names_words_and_notation_read_through_their_profile(
     result = audit.run(read.sources, house, load_rulesets(), export=read)
     expected = result.coverage.keep(hand_history).select(KEY).unique()
     assert _sorted(result.findings.select(KEY).unique()) == _sorted(expected)
+
+
+def test_a_csv_header_naming_a_column_twice_is_exit_2(tmp_path):
+    result = _audit(tmp_path, {"coups.csv": "T,S,R,Start,W,PP,BP,P1,P2,B1,B2,R\n"})
+    assert result.exit_code == 2
+    assert "'R' twice" in result.output
+
+
+def test_settlements_in_one_place_leave_the_rounds_order_not_judged(tmp_path):
+    profile = _COUPS + """
+[[source]]
+name = "wagers"
+files = ["wagers*.csv"]
+layout = "wagers"
+
+[source.columns]
+table_id = "T"
+shoe_id = "S"
+round = "R"
+seat = "Seat"
+bet = "Bet"
+amount = "Amt"
+pay = "Pay"
+collect = "Lost"
+settle_order = "At"
+"""
+    coups = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
+             "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n"
+             "BAC-01,S1,2,2026-11-01T20:01:00,P,9,7,7S,2H,3D,4C\n")
+    # round 1: the winner paid before the loser was collected; round 2: the same, but
+    # both settlements in one place, so their order is not known
+    wagers = ("T,S,R,Seat,Bet,Amt,Pay,Lost,At\n"
+              "BAC-01,S1,1,1,player,25,25,,1\n"
+              "BAC-01,S1,1,2,banker,25,,25,2\n"
+              "BAC-01,S1,2,1,player,25,25,,5\n"
+              "BAC-01,S1,2,2,banker,25,,25,5\n")
+    result = _audit(tmp_path, {"coups.csv": coups, "wagers.csv": wagers}, profile)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    early = found.filter(pl.col("rule_id") == "BA701")
+    assert early["round"].to_list() == [1], result.output
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    ba701 = next(r for r in summary["coverage"]["by_rule"] if r["rule_id"] == "BA701")
+    assert ba701["rounds_not_judged"] == 1

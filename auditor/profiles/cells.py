@@ -62,21 +62,22 @@ def _number(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     )
 
 
-def raw_cells(frame: pl.DataFrame, source: Source,
-              typed: pl.DataFrame | None = None) -> pl.DataFrame:
+def raw_cells(frame: pl.DataFrame, source: Source, typed: pl.DataFrame | None = None,
+              skip: tuple[str, ...] = ()) -> pl.DataFrame:
     """Each mapped canonical column as text, before value maps: an export column's text,
     a constant, or an SQL expression's value over the file's typed columns (`typed`:
-    the columns the SQL reads, typed as polars infers them; else `frame`'s)."""
+    the columns the SQL reads, typed as polars infers them; else `frame`'s). `skip`:
+    columns read otherwise (a blackjack coup's lists)."""
     direct = [text(pl.col(m.column)).alias(name) if m.column is not None
               else pl.lit(_constant(m.value), pl.String).alias(name)
-              for name, m in source.columns.items() if m.sql is None]
+              for name, m in source.columns.items() if m.sql is None and name not in skip]
     cells = frame.select(direct) if direct else pl.DataFrame(height=frame.height)
     over = frame if typed is None else typed
     computed = [_sql_cell(over, name, m) for name, m in source.columns.items()
                 if m.sql is not None]
     if computed:
         cells = cells.with_columns(over.select(computed))
-    return cells.select(list(source.columns))
+    return cells.select([c for c in source.columns if c not in skip])
 
 
 def _sql_cell(frame: pl.DataFrame, name: str, mapping: Mapping) -> pl.Expr:

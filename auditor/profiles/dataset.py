@@ -20,7 +20,7 @@ import polars as pl
 
 from ..ingest import vocabulary as v
 from ..ingest.problems import Problem
-from .layouts import FILE, ROW
+from .layouts import FILE, ROW, clock
 from .model import Profile, Source
 from .read import Export, Translated
 
@@ -70,8 +70,7 @@ def write(out: Translated, facility: str, day_starts: time, folder: Path) -> int
 def _with_days(events: pl.DataFrame, day_starts: time) -> pl.DataFrame:
     """`_day` for each event: the gaming day its round's round_start falls in (a
     shoe-level row: that of the next round_start of its table, else of the last)."""
-    clock = pl.col("ts").str.slice(0, 19).str.to_datetime("%Y-%m-%dT%H:%M:%S", strict=False)
-    shifted = clock - pl.duration(hours=day_starts.hour, minutes=day_starts.minute,
+    shifted = clock(events) - pl.duration(hours=day_starts.hour, minutes=day_starts.minute,
                                   seconds=day_starts.second)
     start_day = pl.when(pl.col("event") == "round_start").then(shifted.dt.date())
     ordered = events.with_columns(pl.col("seq").cast(pl.Int64, strict=False).alias("_seq"))

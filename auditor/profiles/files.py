@@ -3,6 +3,7 @@ read: the mapped columns it lacks, and the values no map covers (`profile check`
 
 from __future__ import annotations
 
+import csv
 import fnmatch
 import glob
 import gzip
@@ -129,6 +130,12 @@ def lines_of(path: Path, source: Source, rows: int, data: bytes | None = None) -
 
 
 _BLANK_LINE = re.compile(rb"\n[ \t\r]*(\n|$)(?!\Z)|\n[ \t\r]+\Z")
+
+
+def csv_header(data: bytes, delimiter: str) -> list[str]:
+    """A CSV file's column names as written (a byte-order mark and spaces removed)."""
+    first = data.split(b"\n", 1)[0].decode("utf-8", errors="replace").lstrip("\ufeff")
+    return [name.strip() for name in next(csv.reader([first], delimiter=delimiter), [])]
 
 
 def text_of(path: Path) -> bytes:

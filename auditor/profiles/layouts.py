@@ -59,14 +59,23 @@ def numbered_events(rows: pl.DataFrame) -> pl.DataFrame:
         (pl.int_range(pl.len()).over("table_id") + 1).cast(pl.String).alias("seq"))
 
 
+def clock(rows: pl.DataFrame) -> pl.Expr:
+    """`ts` as a wall-clock time: the times themselves, or text read as the format reads
+    it (null where it is not a time)."""
+    if rows.schema.get("ts") == pl.String or "ts" not in rows.columns:
+        text = pl.col("ts") if "ts" in rows.columns else pl.lit(None, pl.String)
+        return text.str.slice(0, 19).str.replace(" ", "T", literal=True).str.to_datetime(
+            "%Y-%m-%dT%H:%M:%S", strict=False)
+    return pl.col("ts").cast(pl.Datetime("us"))
+
+
 def derived_shoes(rows: pl.DataFrame) -> pl.DataFrame:
     """`shoe_id` where not mapped (rows in table order): a shoe begins at each shuffle
     (the rows before a table's first shuffle are a shoe begun before the log), named by
     the table and the shuffle's time, `-2`, `-3`, ... where two would be equal."""
     shuffle = (pl.col("event") == "shuffle").fill_null(False)
     number = shuffle.cast(pl.Int64).cum_sum().over("table_id")
-    stamp = (pl.col("ts").str.slice(0, 19).str.to_datetime("%Y-%m-%dT%H:%M:%S", strict=False)
-             .dt.strftime("%Y%m%dT%H%M%S"))
+    stamp = clock(rows).dt.strftime("%Y%m%dT%H%M%S")
     named = pl.when(number == 0).then(_text("start")).otherwise(
         pl.coalesce(stamp, _text("unknown-time")))
     rows = rows.with_columns(number.alias("_shoe"), named.alias("_name"))
@@ -177,9 +186,10 @@ def wager_events(wagers: pl.DataFrame, has_vig_order: bool) -> pl.DataFrame:
         else pl.lit(None, pl.Float64).alias("_vig_at"))
     player = ["player_id"] if "player_id" in wagers.columns else []
     hand = ["hand"] if "hand" in wagers.columns else []
-    made = [wagers.select(*keep, _text("wager").alias("event"), "seat", "bet", "amount",
-                          *hand, *player, pl.lit(WAGER).alias(SLOT),
-                          pl.col(ROW).cast(pl.Float64).alias(SUB))]
+    # a row without a stake records settlements only (no wager was placed)
+    made = [wagers.filter(pl.col("amount").is_not_null()).select(
+        *keep, _text("wager").alias("event"), "seat", "bet", "amount", *hand, *player,
+        pl.lit(WAGER).alias(SLOT), pl.col(ROW).cast(pl.Float64).alias(SUB))]
     for kind, name in enumerate(SETTLEMENTS):
         if name not in wagers.columns:
             continue

@@ -9,6 +9,7 @@ rows (`Translated.raws`), so that every finding points at the export's own line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,8 +23,10 @@ from ..ingest.sources import Source as LogSource
 from ..ingest.sources import SourceError, sha256_of
 from ..rules import exports as ex
 from . import ProfileError, cells, layouts, times
+from . import blackjack as bj
 from .cards import codes, has_suits
 from .files import (
+    csv_header,
     files_named,
     lines_of,
     named_columns,
@@ -69,6 +72,7 @@ class Translated:
     # per table: the layouts and card notations its rows come through
     tables: dict[str, set[str]] = field(default_factory=dict)
     context_files: int = 0  # the last exports are context (--context)
+    decks_of: Callable[[str], int | None] | None = None  # a blackjack table's decks
     # (table_id, shoe_id, round) of rounds with a settlement of no recorded order
     unordered: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
         schema={"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}))
@@ -116,8 +120,10 @@ class Translated:
         them; the format's columns the profile does not give are missing)."""
         out = []
         for export, events in zip(self.exports, self.events, strict=True):
+            # every column as text, but times every cell of which was read
             frame = events.select(
-                *[pl.col(c).cast(pl.String) if c in events.columns
+                *[pl.col(c) if c == "ts" and isinstance(events.schema[c], pl.Datetime)
+                  else pl.col(c).cast(pl.String) if c in events.columns
                   else pl.lit(None, pl.String).alias(c) for c in v.COLUMNS],
                 pl.col(v.LINE).cast(pl.Int64))
             out.append(RawFile(frame, list(export.problems), 0, list(export.missing),
@@ -148,11 +154,13 @@ def _made_columns(source: Source) -> set[str]:
     return made | set(source.columns)
 
 
-def translate(profile: Profile, arguments: list[str], context: list[str] = ()) -> Translated:
+def translate(profile: Profile, arguments: list[str], context: list[str] = (),
+              decks_of: Callable[[str], int | None] | None = None) -> Translated:
     """Every file the arguments (then the context arguments) name, read through the
     profile, as one log: a table's rows in several files are one sequence. A SourceError
     where a file named itself has no source; a ProfileError where a file lacks a mapped
-    column."""
+    column. `decks_of`: a blackjack table's decks (the house rules'), for the shuffles a
+    coups source's new shoes make where it maps no `decks`."""
     exports, skipped = [], []
     audited = _exports(profile, list(arguments), skipped)
     later = _exports(profile, list(context), skipped)
@@ -161,6 +169,7 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = ()) -
         raise SourceError(f"{sorted(both)[0]} is given both as a log to audit and as context")
     exports = [*audited, *later]
     out = Translated(profile, exports, [], skipped, context_files=len(later))
+    out.decks_of = decks_of
     rows = [_cells(out, n, export) for n, export in enumerate(exports)]
     paths = [str(e.path) for e in exports]
     made: list[pl.DataFrame] = []
@@ -176,8 +185,8 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = ()) -
         _wagers_without_coups(out, pl.concat(by_layout["wagers"], how="diagonal_relaxed"))
     every = pl.concat(made, how="diagonal_relaxed") if made else pl.DataFrame(
         schema={**_TEXT, v.LINE: pl.Int64, FILE: pl.Int32})
-    every = every.sort(FILE, "table_id", pl.col("seq").cast(pl.Int64, strict=False),
-                       nulls_last=True)
+    # each file's events stay in table order: an events file's rows in its own order
+    # (so that a mapped seq going backwards in the file is seen), made events by seq
     parts = every.partition_by(FILE, as_dict=True, maintain_order=True)
     for n, export in enumerate(exports):
         events = parts.get((n,), every.clear())
@@ -213,7 +222,8 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
     try:
         data = None if kind == "parquet" else text_of(path)
         named = named_columns(source)
-        raw = read_whole(path, source, named if kind == "jsonl" else None, data)
+        lists = _is_blackjack_coups(source)
+        raw = read_whole(path, source, named if kind == "jsonl" and not lists else None, data)
         roots = sql_columns(source)
         typed = read_typed(path, source, roots, data) if roots else None
     except ProfileError:
@@ -223,6 +233,10 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
                                        f"the export cannot be read: {exc}"))
         return pl.DataFrame(schema={FILE: pl.Int32})
     export.rows, export.sha256, export.size = raw.height, sha256_of(path), path.stat().st_size
+    header = csv_header(data, source.delimiter) if kind == "csv" else []
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise ProfileError(f"{path}: the header names the column {twice[0]!r} twice")
     raw = raw.rename({c: c.lstrip("\ufeff").strip() for c in raw.columns})
     lacking = [c for c in named if c not in raw.columns]
     if lacking and kind != "jsonl":
@@ -230,7 +244,7 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
                            f"{source.name!r} maps")
     raw = raw.with_columns(pl.lit(None, pl.String).alias(c) for c in lacking)
     lines = lines_of(path, source, raw.height, data)
-    frame = cells.raw_cells(raw, source, typed)
+    frame = cells.raw_cells(raw, source, typed, _LISTS if lists else ())
     silent = _silenced(frame, source)
     frame, unmapped, strays = cells.mapped(frame, source, lines)
     for u in unmapped:
@@ -247,13 +261,19 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
                                silent.alias("_silent"))
     if source.cards is not None and "card" in frame.columns:
         frame = frame.with_columns(_cards_read(source.cards, frame.get_column("card")))
-    if source.layout == "coups":
+    if lists:
+        frame = frame.with_columns(_hand_lists(export, raw, lines))
+    elif source.layout == "coups":
         frame = _coup_cards(frame, raw, source)
     frame = frame.with_columns(raw.get_column(k).cast(pl.String).alias(f"_key:{k}")
                                for k in source.repeat_key)
     frame = times.with_times(frame, source)
     if "end_ts" in frame.columns:
         frame = times.with_times(frame, source, "end_ts", "_end")
+        if frame.schema["ts"] != frame.schema["end_ts"]:  # one of them has a bad cell
+            frame = frame.with_columns(pl.col(c).dt.strftime(times.WALL_CLOCK)
+                                       for c in ("ts", "end_ts")
+                                       if frame.schema[c] != pl.String)
     return frame
 
 
@@ -263,6 +283,74 @@ def _coup_cards(frame: pl.DataFrame, raw: pl.DataFrame, source: Source) -> pl.Da
     return frame.with_columns(
         _cards_read(source.cards, raw.select(cells.text(pl.col(c))).to_series()).alias(
             f"_card:{c}") for c in names)
+
+
+_LISTS = ("cards", "actions", "dealer_cards")
+
+
+def _is_blackjack_coups(source: Source) -> bool:
+    return source.layout == "coups" and source.game == "blackjack"
+
+
+def _list_of(raw: pl.DataFrame, column: str, separator: str) -> pl.Series:
+    """A list column as lists of text: a JSON or Parquet list, or one text cell split."""
+    cell = raw.get_column(column)
+    if isinstance(cell.dtype, pl.List):
+        items = cell.list.eval(pl.element().cast(pl.String).str.strip_chars())
+    else:
+        items = cell.cast(pl.String).str.strip_chars().str.split(separator)
+    return items.list.eval(pl.element().filter(pl.element() != ""))
+
+
+def _hand_lists(export: Export, raw: pl.DataFrame, lines: pl.Series) -> list[pl.Series]:
+    """A blackjack coup row's hand cards, decisions and dealer cards, each a list: the
+    cards read by the notation, the decisions through [source.values.action]."""
+    source = export.source
+    separator = source.cards.separator if source.cards else " "
+    out = []
+    for name, target in (("cards", "_cards"), ("actions", "_actions"),
+                         ("dealer_cards", "_dealer")):
+        mapping = source.columns.get(name)
+        if mapping is None or mapping.column is None:
+            out.append(pl.Series(target, [[]] * raw.height, dtype=pl.List(pl.String)))
+            continue
+        items = _list_of(raw, mapping.column, separator)
+        flat = items.to_frame("i").with_row_index("_r").explode("i")
+        if name == "actions":
+            read = _actions_read(export, flat, lines)
+        else:
+            read = _cards_read(source.cards, flat.get_column("i"))
+        rebuilt = flat.with_columns(read.alias("i")).group_by("_r").agg(
+            pl.col("i").drop_nulls())
+        # every row back, in order (an empty list explodes to no row at all)
+        every = pl.DataFrame({"_r": pl.int_range(raw.height, eager=True, dtype=pl.UInt32)})
+        lists = every.join(rebuilt, on="_r", how="left", maintain_order="left")
+        out.append(lists.get_column("i").fill_null([]).alias(target))
+    return out
+
+
+def _actions_read(export: Export, flat: pl.DataFrame, lines: pl.Series) -> pl.Series:
+    """Each decision through the source's action map; a value the map does not list is
+    one finding per value (its rows counted), and read as no decision."""
+    table = export.source.values.get("action")
+    items = flat.get_column("i")
+    if not table:
+        return items
+    keys = list(table)
+    stray = flat.with_columns(lines.gather(flat.get_column("_r")).alias("line")).filter(
+        pl.col("i").is_not_null() & ~pl.col("i").is_in(keys))
+    found = stray.group_by("i", maintain_order=True).agg(
+        pl.col("_r").n_unique().alias("rows"), pl.col("line").min().alias("first"),
+        pl.col("line").max().alias("last"))
+    for value, rows, first, last in found.iter_rows():
+        export.problems.append(Problem(
+            ex.VALUE_NOT_MAPPED.id, first, "action", value,
+            "a value [source.values.action] lists",
+            f"{_rows_text(rows)} action {value!r}, which the source {export.source.name!r} "
+            f"does not map ({_lines_text(first, last)}); each such decision is read as "
+            "none."))
+    return items.replace_strict(keys, [str(t) for t in table.values()], default=None,
+                                return_dtype=pl.String)
 
 
 def _cards_read(cards: Cards, column: pl.Series) -> pl.Series:
@@ -399,26 +487,34 @@ def _coups(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFrame:
     coups = layouts.file_order(coups.filter(keyed), paths).sort("table_id", TABLE_ORDER)
     coups = coups.with_columns(pl.col("round").str.strip_chars().alias("round"))
     # a baccarat round given twice: the second row is reported and the round withheld
-    again = pl.int_range(pl.len()).over("table_id", "shoe_id", "round") > 0
-    coups = coups.with_columns(again.alias("_again"))
-    made = []
+    baccarat = [n for n, e in enumerate(out.exports) if e.source.game == "baccarat"]
+    again = (pl.int_range(pl.len()).over("table_id", "shoe_id", "round") > 0) & pl.col(
+        FILE).is_in(baccarat)
+    # a blackjack round is its rows wherever they lie: in the place of its first
+    first = pl.col(TABLE_ORDER).min().over("table_id", "shoe_id", "round")
+    coups = coups.with_columns(again.alias("_again"), first.alias(TABLE_ORDER))
+    made, anchors = [], []
     for number, export in enumerate(out.exports):
         source = export.source
         mine = coups.filter(pl.col(FILE) == number)
         if source.layout != "coups" or not mine.height:
             continue
-        if source.game != "baccarat":
-            raise ProfileError(f"{out.profile.path}: source {source.name!r}: blackjack "
-                               "coups are not read by this version of auditor; read a "
-                               "blackjack table through an events source")
         for line in mine.filter("_again")[v.LINE].to_list():
             export.problems.append(Problem(
                 ex.COUP_GIVEN_TWICE.id, line, "round", None, "one row per round",
                 "The round is given by an earlier coup row too; it is withheld."))
         if source.shoe_starts:
             mine = mine.with_columns(layouts.new_shoes(mine).alias("_new_shoe"),
-                                     (pl.col("decks") if "decks" in mine.columns
-                                      else pl.lit(None, pl.String)).alias("_decks"))
+                                     _decks(out, mine, source).alias("_decks"))
+        if source.game == "blackjack":
+            _dealer_cards_differ(export, mine)
+            events, marks = _blackjack_coups(mine, source)
+            anchors.append(marks)
+            made.append(events)
+            _note(out, mine, "coups", source.cards)
+            _note(out, mine, "decisions", None)
+            _mark_shoe_starts(out, mine, source)
+            continue
         mine = mine.with_columns(pl.col(f"_card:{c}").alias(c) for c in
                                  (*source.cards.player, *source.cards.banker))
         events = layouts.coup_events(mine, list(source.cards.player), list(source.cards.banker),
@@ -431,20 +527,70 @@ def _coups(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFrame:
             pl.col("_dup").is_null() | (pl.col("event") == "round_start")).drop("_dup")
         made.append(events)
         _note(out, mine, "coups", source.cards)
-        if source.shoe_starts:
-            for table in mine["table_id"].unique().to_list():
-                out.tables[table].add("shoe_starts")
+        _mark_shoe_starts(out, mine, source)
     events = pl.concat(made, how="diagonal_relaxed")
     if by_layout["wagers"]:
         wagers = pl.concat(by_layout["wagers"], how="diagonal_relaxed")
-        events = pl.concat([events, _joined_wagers(out, wagers, coups.filter(~pl.col("_again")))],
-                           how="diagonal_relaxed")
+        marks = pl.concat(anchors, how="diagonal_relaxed") if anchors else None
+        events = pl.concat([events, _joined_wagers(out, wagers, coups.filter(~pl.col("_again")),
+                                                   marks)], how="diagonal_relaxed")
     return layouts.numbered_made(events)
 
 
-def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame) -> pl.DataFrame:
-    """Each wagers row with its round (by round or by time); a row that finds none is
-    reported at its line."""
+def _dealer_cards_differ(export: Export, mine: pl.DataFrame) -> None:
+    """Rows of a blackjack round whose dealer_cards differ from its first row's: each
+    reported at its line, which withholds the round."""
+    first = pl.col("_dealer").sort_by(FILE, ROW).first().over("table_id", "shoe_id", "round")
+    differ = mine.filter(pl.col("_dealer") != first)
+    for line, round_ in differ.select(v.LINE, "round").iter_rows():
+        export.problems.append(Problem(
+            ex.DEALER_CARDS_DIFFER.id, line, "dealer_cards", None,
+            "the dealer's cards of the round's first row",
+            f"The row's dealer_cards differ from those of round {round_}'s first row; the "
+            "round is withheld."))
+
+
+def _decks(out: Translated, mine: pl.DataFrame, source: Source) -> pl.Expr:
+    """The decks of a shoe a coups row begins: the mapped column, else for blackjack the
+    house rules' table decks."""
+    if "decks" in mine.columns:
+        return pl.col("decks")
+    if source.game != "blackjack" or out.decks_of is None:
+        return pl.lit(None, pl.String)
+    tables = mine["table_id"].unique().to_list()
+    decks = {t: None if out.decks_of(t) is None else str(out.decks_of(t)) for t in tables}
+    return pl.col("table_id").replace_strict(decks, default=None, return_dtype=pl.String)
+
+
+def _mark_shoe_starts(out: Translated, mine: pl.DataFrame, source: Source) -> None:
+    if source.shoe_starts:
+        for table in mine["table_id"].unique().to_list():
+            out.tables[table].add("shoe_starts")
+
+
+def _blackjack_coups(mine: pl.DataFrame, source: Source) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A blackjack coups source's rows as events (and where its wagers go)."""
+    mine = mine.with_columns(
+        pl.col("seat").cast(pl.Int64, strict=False),
+        (pl.col("hand") if "hand" in mine.columns else pl.lit("1")).cast(
+            pl.Int64, strict=False).fill_null(1).alias("hand"))
+    events, marks = bj.coup_events(mine)
+    if source.shoe_starts:
+        shuffles = mine.filter("_new_shoe").select(
+            "table_id", "game", "shoe_id", v.LINE, FILE, ROW, TABLE_ORDER, "ts",
+            pl.col("_decks").alias("decks")).with_columns(
+            pl.lit("shuffle").alias("event"), pl.lit("0").alias("round"),
+            pl.lit(layouts.SHUFFLE).alias(layouts.SLOT))
+        events = pl.concat([events, shuffles], how="diagonal_relaxed")
+    events = events.with_columns(pl.col("seat", "hand").cast(pl.String))
+    return events, marks
+
+
+def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
+                   anchors: pl.DataFrame | None) -> pl.DataFrame:
+    """Each wagers row with its round (by round or by time), as events where the game
+    puts them; a row that finds none is reported at its line. `anchors`: where a
+    blackjack round's decisions place its wagers."""
     for c in ("table_id", "shoe_id", "round", "ts", "settle_order", "vig_order", "vig_mode"):
         if c not in wagers.columns:
             wagers = wagers.with_columns(pl.lit(None, pl.String).alias(c))
@@ -453,7 +599,10 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame) -
     _report_tables_without_coups(out, elsewhere)
     wagers = wagers.filter(pl.col("table_id").is_in(given.implode()))
     rounds = coups.select("table_id", "shoe_id", "round", "game", TABLE_ORDER, INSTANT,
-                          *(["_end"] if "_end" in coups.columns else []))
+                          pl.col("ts").alias("_round_ts"),
+                          *(["_end"] if "_end" in coups.columns else [])).sort(
+        TABLE_ORDER, INSTANT, nulls_last=True).unique(["table_id", "shoe_id", "round"],
+                                                      keep="first", maintain_order=True)
     joined = []
     for number, export in enumerate(out.exports):
         mine = wagers.filter(pl.col(FILE) == number)
@@ -474,7 +623,11 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame) -
                 + (" with its shoe and round." if export.source.join == "round"
                    else " under way at its time.")))
         export.unread += lost.height
+        # a row without a time of its own takes its round's (the timing is presumed)
         found = found.filter(pl.col(TABLE_ORDER).is_not_null())
+        if found.schema["ts"] != found.schema["_round_ts"]:
+            found = found.with_columns(pl.col("ts", "_round_ts").cast(pl.String))
+        found = found.with_columns(pl.coalesce("ts", "_round_ts").alias("ts"))
         joined.append(found)
         for table in found["table_id"].unique().to_list():
             out.tables.setdefault(table, set()).add("wagers")
@@ -486,14 +639,21 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame) -
         return pl.DataFrame()
     frame = pl.concat(joined, how="diagonal_relaxed")
     has_vig_order = any("vig_order" in e.source.columns for e in out.exports)
-    events = layouts.wager_events(frame, has_vig_order)
-    return _order_not_recorded(out, events)
+    blackjack = pl.col("game") == "blackjack"
+    events = [layouts.wager_events(frame.filter(~blackjack), has_vig_order)]
+    if anchors is not None and frame.filter(blackjack).height:
+        events.append(bj.wager_events(frame.filter(blackjack), anchors))
+    return _order_not_recorded(out, pl.concat(events, how="diagonal_relaxed"))
 
 
 def _order_not_recorded(out: Translated, events: pl.DataFrame) -> pl.DataFrame:
     """Rounds where a settlement has no settle_order (or a vig no vig_order): their order
     of settlement is not evidenced (noted per table and round)."""
-    blank = events.filter((pl.col("_slot") == layouts.SETTLEMENT) & pl.col("_sub").is_null())
+    ordered = events.filter(pl.col("_kind").is_not_null())
+    # a settlement without its place, or two in one place: laid in row order, the
+    # order is not evidenced for the round
+    shared = pl.len().over("table_id", "shoe_id", "round", layouts.SUB) > 1
+    blank = ordered.filter(pl.col(layouts.SUB).is_null() | shared)
     out.unordered = pl.concat([out.unordered, blank.select(
         "table_id", "shoe_id", pl.col("round").cast(pl.Int64, strict=False)).unique()]
     ).unique()
@@ -514,6 +674,7 @@ def _by_time(wagers: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
         second.alias("_at"))
     timed = keyed.filter(pl.col("_at").is_not_null()).sort("_at")
     found = timed.join_asof(ends.select("table_id", "shoe_id", "round", "game", TABLE_ORDER,
+                                        "_round_ts",
                                         "_from", "_until"),
                             left_on="_at", right_on="_from", by="table_id",
                             strategy="backward", check_sortedness=False)

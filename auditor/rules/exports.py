@@ -49,3 +49,11 @@ WAGER_WITHOUT_ROUND = _input(
     "its line; rows of a table no coups source gives are one finding per file and table.",
     "A wager at 14:02:11 at BAC-01 where the last round ended at 14:01:50.",
     "A wager at 14:01:40, within a round that began at 14:01:20.")
+DEALER_CARDS_DIFFER = _input(
+    "EX006", "dealer-cards-differ", "Blackjack coup rows disagree on the dealer's cards",
+    LAYOUTS,
+    "Rows of one blackjack round (its boxes and hands) whose dealer_cards differ from the "
+    "round's first row: reported at each such row; the round is withheld, reported "
+    "rather than judged.",
+    "Box 1 lists the dealer's cards as TS 7H, box 3 as TS 8H.",
+    "Every row of the round lists the dealer's cards as TS 7H.")

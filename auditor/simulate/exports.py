@@ -148,6 +148,13 @@ def feed(events: pl.DataFrame, style: FeedStyle | None = None) -> pl.DataFrame:
     return order.sort(number, "_k").drop("_k")
 
 
+def write_sparse(frame: pl.DataFrame, handle) -> None:
+    """JSON Lines with each row's present fields only, as a feed sends a signal."""
+    for row in frame.iter_rows(named=True):
+        present = {k: value for k, value in row.items() if value is not None}
+        handle.write((json.dumps(present, separators=(",", ":")) + "\n").encode())
+
+
 def _table(name: str, words: dict[str, str]) -> str:
     lines = [f"\n[source.values.{name}]"]
     for word, code in words.items():
@@ -320,6 +327,165 @@ def coups_profile() -> str:
             + _table("vig_mode", _MODES))
 
 
+# --- blackjack shoe coups and table-management wagers, joined by round
+
+def blackjack_coups(events: pl.DataFrame) -> pl.DataFrame:
+    """One row per blackjack round, box and hand: its cards as the contract lists them (a
+    hand made by a split: the card it took from the pair, then its own; a hand that
+    split: its first card, then those after its last split), its decisions, and the
+    dealer's cards, each a space-separated cell; rank then suit, ten as T."""
+    rounds = events.filter(pl.col("round") > 0).sort("table_id", "seq")
+    rows = []
+    for key, played in rounds.group_by("table_id", "shoe_id", "round", maintain_order=True):
+        rows += _blackjack_round(key, played)
+    columns = {"Table": pl.String, "Shoe": pl.String, "Round": pl.String,
+               "Start": pl.String, "End": pl.String, "Dealer": pl.String, "Decks": pl.String,
+               "Box": pl.String, "Hand": pl.String, "Cards": pl.String,
+               "Decisions": pl.String, "DealerCards": pl.String}
+    decks = events.filter(pl.col("event") == "shuffle").group_by("table_id", "shoe_id").agg(
+        pl.col("decks").last().cast(pl.String).alias("_decks"))
+    frame = pl.DataFrame(rows, schema=columns, orient="row")
+    return frame.join(decks.rename({"table_id": "Table", "shoe_id": "Shoe"}),
+                      on=["Table", "Shoe"], how="left", maintain_order="left").with_columns(
+        pl.coalesce("Decks", "_decks").alias("Decks")).drop("_decks")
+
+
+def _blackjack_round(key: tuple, played: pl.DataFrame) -> list[tuple]:
+    """The rows of one round: each hand's cards as listed, its decisions, the dealer's."""
+    table, shoe, number = key
+    start = played.filter(pl.col("event") == "round_start").row(0, named=True) \
+        if played.filter(pl.col("event") == "round_start").height else None
+    end = played.filter(pl.col("event") == "round_end")
+    when = start["ts"] if start else played["ts"][0]
+    finish = end["ts"][0] if end.height else when
+    held: dict[tuple[int, int], list[str]] = {}
+    listed: dict[tuple[int, int], list[str]] = {}
+    decisions: dict[tuple[int, int], list[str]] = {}
+    dealer: list[str] = []
+    made = {}
+    for row in played.iter_rows(named=True):
+        event = row["event"]
+        if event == "card" and row["target"] == "dealer":
+            dealer.append(row["card"])
+        elif event == "card" and row["seat"] is not None:
+            hand = (row["seat"], row["hand"] or 1)
+            held.setdefault(hand, []).append(row["card"])
+            listed.setdefault(hand, []).append(row["card"])
+        elif event == "action" and row["seat"] is not None:
+            hand = (row["seat"], row["hand"] or 1)
+            decisions.setdefault(hand, []).append(row["action"])
+            if row["action"] == "split":
+                seat = row["seat"]
+                made[seat] = made.get(seat, max(
+                    [h for s, h in listed if s == seat] + [1])) + 1
+                new = (seat, made[seat])
+                pair = held.get(hand, [])
+                moved = pair.pop() if len(pair) > 1 else None
+                held[new] = [moved] if moved else []
+                listed[new] = [moved] if moved else []
+                listed[hand] = listed.get(hand, [])[:1]
+                held[hand] = pair
+    hands = sorted(set(listed) | set(decisions))
+    return [(table, shoe, str(number), _wall_clock_value(when), _wall_clock_value(finish),
+             start["dealer_id"] if start else None, None, str(seat), str(hand),
+             " ".join(listed.get((seat, hand), [])),
+             " ".join(_ACTION_WORDS[a] for a in decisions.get((seat, hand), [])),
+             " ".join(dealer))
+            for seat, hand in hands]
+
+
+_ACTION_WORDS = {"hit": "HIT", "stand": "STAND", "double": "DOUBLE", "split": "SPLIT",
+                 "surrender": "SURRENDER"}
+
+
+def _wall_clock_value(ts: str | None) -> str | None:
+    return None if ts is None else ts[:19].replace("T", " ")
+
+
+def blackjack_wagers(events: pl.DataFrame) -> pl.DataFrame:
+    """One row per round, box, hand, bet and patron: the wager and its settlement, and
+    where it was settled (the event's number)."""
+    key = ["table_id", "shoe_id", "round", "seat", "hand", "bet", "player_id"]
+    money = events.filter(pl.col("event").is_in(["wager", "collect", "pay", "push"]))
+    rows = money.with_columns(pl.col("player_id").fill_null("")).group_by(key).agg(
+        pl.when((pl.col("event") == "wager").any()).then(
+            pl.col("amount").cast(pl.Float64).filter(pl.col("event") == "wager").sum())
+        .alias("Amount"),
+        *[pl.col("amount").cast(pl.Float64).filter(pl.col("event") == e).sum().alias(e)
+          for e in ("collect", "pay", "push")],
+        pl.col("seq").filter(pl.col("event") != "wager").min().alias("SettledAt"),
+        pl.col("seq").min().alias("_first"))
+    return rows.sort("table_id", "_first").select(
+        pl.col("table_id").alias("Table"), pl.col("shoe_id").alias("Shoe"),
+        pl.col("round").cast(pl.String).alias("Round"), pl.col("seat").cast(pl.String)
+        .alias("Box"), pl.col("hand").cast(pl.String).alias("Hand"),
+        pl.col("bet").cast(pl.String).alias("Bet"),
+        pl.when(pl.col("player_id") != "").then(pl.col("player_id")).alias("Patron"),
+        pl.col("Amount"),
+        *[pl.when(pl.col(e) > 0).then(pl.col(e)).alias(name) for e, name in
+          (("pay", "Paid"), ("collect", "Taken"), ("push", "Returned"))],
+        pl.col("SettledAt"))
+
+
+BLACKJACK_PROFILE = """\
+[profile]
+name = "Simulated casino: blackjack shoe coups and table-management wagers"
+version = 1
+
+[[source]]
+name = "coups"
+files = ["bj-coups-*.csv"]
+layout = "coups"
+timestamp_format = "%Y-%m-%d %H:%M:%S"
+shoe_starts = "new_shoe_id"
+
+[source.columns]
+table_id = "Table"
+game = { value = "blackjack" }
+shoe_id = "Shoe"
+round = "Round"
+ts = "Start"
+end_ts = "End"
+dealer_id = "Dealer"
+decks = "Decks"
+seat = "Box"
+hand = "Hand"
+cards = "Cards"
+actions = "Decisions"
+dealer_cards = "DealerCards"
+
+[source.values.action]
+HIT = "hit"
+STAND = "stand"
+DOUBLE = "double"
+SPLIT = "split"
+SURRENDER = "surrender"
+
+[source.cards]
+notation = "rank_suit"
+
+[[source]]
+name = "wagers"
+files = ["bj-wagers-*.csv"]
+layout = "wagers"
+join = "round"
+
+[source.columns]
+table_id = "Table"
+shoe_id = "Shoe"
+round = "Round"
+seat = "Box"
+hand = "Hand"
+bet = "Bet"
+player_id = "Patron"
+amount = "Amount"
+pay = "Paid"
+collect = "Taken"
+push = "Returned"
+settle_order = "SettledAt"
+"""
+
+
 def write(events: pl.DataFrame, out: Path, layout: str, stem: str,
           style: FeedStyle | None = None) -> list[Path]:
     """The day in `layout` (events: a feed of both games; coups and wagers: the baccarat
@@ -329,13 +495,20 @@ def write(events: pl.DataFrame, out: Path, layout: str, stem: str,
         # a feed writes only the fields each signal has; kept gzipped, as feeds are
         path = out / f"feed-{stem}.jsonl.gz"
         with gzip.GzipFile(path, "wb", compresslevel=9, mtime=0) as handle:
-            feed(events, style).write_ndjson(handle)
+            write_sparse(feed(events, style), handle)
         profile = out / "profile.toml"
         profile.write_text(feed_profile(style), encoding="utf-8")
         return [path, profile]
     baccarat = events.filter(pl.col("game") == "baccarat")
     if baccarat.is_empty():
-        raise ValueError("the coups and wagers layouts are written for baccarat tables")
+        played = events.filter(pl.col("game") == "blackjack")
+        coup_path = out / f"bj-coups-{stem}.csv"
+        wager_path = out / f"bj-wagers-{stem}.csv"
+        blackjack_coups(played).write_csv(coup_path)
+        blackjack_wagers(played).write_csv(wager_path)
+        profile = out / "profile.toml"
+        profile.write_text(BLACKJACK_PROFILE, encoding="utf-8")
+        return [coup_path, wager_path, profile]
     coup_path, wager_path = out / f"coups-{stem}.csv", out / f"wagers-{stem}.jsonl"
     coups(baccarat).write_csv(coup_path, separator=";")
     wagers(baccarat).write_ndjson(wager_path)
