@@ -456,3 +456,39 @@ settle_order = "At"
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     ba701 = next(r for r in summary["coverage"]["by_rule"] if r["rule_id"] == "BA701")
     assert ba701["rounds_not_judged"] == 1
+
+
+def test_profile_check_lists_a_decision_no_map_covers(tmp_path):
+    (tmp_path / "profile.toml").write_text("""\
+[profile]
+name = "blackjack coups"
+version = 1
+
+[[source]]
+name = "coups"
+files = ["coups*.csv"]
+layout = "coups"
+
+[source.columns]
+table_id = "T"
+game = { value = "blackjack" }
+shoe_id = "S"
+round = "R"
+seat = "Box"
+cards = "Cards"
+actions = "Do"
+dealer_cards = "Dealer"
+
+[source.values.action]
+S = "stand"
+
+[source.cards]
+notation = "rank_suit"
+""")
+    (tmp_path / "coups.csv").write_text("T,S,R,Box,Cards,Do,Dealer\n"
+                                        "BJ-01,S1,1,1,TS 2H 5C,H S,9C 8D\n"
+                                        "BJ-01,S1,1,2,5S 5H,S,9C 8D\n")
+    result = CliRunner().invoke(main, ["profile", "check", str(tmp_path / "profile.toml"),
+                                       str(tmp_path / "coups.csv")])
+    assert result.exit_code == 0, result.output
+    assert "action: 'H' is in no value map (1 row(s), first at line 2)" in result.output

@@ -86,6 +86,7 @@ def look(path: Path, source: Source) -> Looked:
                  .sort("first"))
         found.unmapped += [(canonical, value, rows, first)
                            for value, rows, first in stray.iter_rows()]
+    found.unmapped += _unmapped_actions(lines, source)
     return found
 
 
@@ -94,6 +95,30 @@ def sql_columns(source: Source) -> list[str]:
     named = [c for m in source.columns.values() if m.sql is not None
              for c in pl.sql_expr(m.sql).meta.root_names()]
     return list(dict.fromkeys(named))
+
+
+def list_of(raw: pl.DataFrame, column: str, separator: str) -> pl.Series:
+    """A list column as lists of text: a JSON or Parquet list, or one text cell split."""
+    cell = raw.get_column(column)
+    if isinstance(cell.dtype, pl.List):
+        items = cell.list.eval(pl.element().cast(pl.String).str.strip_chars())
+    else:
+        items = cell.cast(pl.String).str.strip_chars().str.split(separator)
+    return items.list.eval(pl.element().filter(pl.element() != ""))
+
+
+def _unmapped_actions(frame: pl.DataFrame, source: Source) -> list[tuple[str, str, int, int]]:
+    """A blackjack coups source's decisions no [source.values.action] entry covers."""
+    table, mapping = source.values.get("action"), source.columns.get("actions")
+    if not table or mapping is None or mapping.column not in frame.columns:
+        return []
+    separator = source.cards.separator if source.cards else " "
+    items = frame.select(list_of(frame, mapping.column, separator).alias("a"), "line")
+    stray = (items.explode("a").filter(pl.col("a").is_not_null()
+                                       & ~pl.col("a").is_in(list(table)))
+             .group_by("a").agg(pl.col("line").n_unique().alias("rows"),
+                                pl.col("line").min().alias("first")).sort("first"))
+    return [("action", value, rows, first) for value, rows, first in stray.iter_rows()]
 
 
 def named_columns(source: Source) -> list[str]:

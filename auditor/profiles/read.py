@@ -29,6 +29,7 @@ from .files import (
     csv_header,
     files_named,
     lines_of,
+    list_of,
     named_columns,
     read_typed,
     read_whole,
@@ -292,16 +293,6 @@ def _is_blackjack_coups(source: Source) -> bool:
     return source.layout == "coups" and source.game == "blackjack"
 
 
-def _list_of(raw: pl.DataFrame, column: str, separator: str) -> pl.Series:
-    """A list column as lists of text: a JSON or Parquet list, or one text cell split."""
-    cell = raw.get_column(column)
-    if isinstance(cell.dtype, pl.List):
-        items = cell.list.eval(pl.element().cast(pl.String).str.strip_chars())
-    else:
-        items = cell.cast(pl.String).str.strip_chars().str.split(separator)
-    return items.list.eval(pl.element().filter(pl.element() != ""))
-
-
 def _hand_lists(export: Export, raw: pl.DataFrame, lines: pl.Series) -> list[pl.Series]:
     """A blackjack coup row's hand cards, decisions and dealer cards, each a list: the
     cards read by the notation, the decisions through [source.values.action]."""
@@ -314,7 +305,7 @@ def _hand_lists(export: Export, raw: pl.DataFrame, lines: pl.Series) -> list[pl.
         if mapping is None or mapping.column is None:
             out.append(pl.Series(target, [[]] * raw.height, dtype=pl.List(pl.String)))
             continue
-        items = _list_of(raw, mapping.column, separator)
+        items = list_of(raw, mapping.column, separator)
         flat = items.to_frame("i").with_row_index("_r").explode("i")
         if name == "actions":
             read = _actions_read(export, flat, lines)
