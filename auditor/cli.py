@@ -406,9 +406,12 @@ def _print_summary(summary: dict, out: Path, quiet: bool) -> None:
     if quiet:
         return
     rows, rounds, found = summary["rows"], summary["rounds"], summary["findings"]
+    # exports: their rows read, and the events made from them audited or reported
+    read = (f"{rows['read']} export rows, {rows['events']} events"
+            if "export" in rows else f"{rows['read']} rows")
     click.echo(
         f"{rounds['read']} rounds ({rounds['audited']} audited, {rounds['reported']} reported), "
-        f"{rows['read']} rows ({rows['audited']} audited, {rows['reported']} reported); "
+        f"{read} ({rows['audited']} audited, {rows['reported']} reported); "
         f"{found['total']} findings "
         f"({found['by_severity'].get('error', 0)} errors, "
         f"{found['by_severity'].get('warning', 0)} warnings) -> {out}"

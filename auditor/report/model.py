@@ -451,6 +451,17 @@ def _citation_order(citation: str) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts)
 
 
+def _tables_named(tables: list[str], summary: dict) -> str:
+    """"every blackjack table" where the list is all of that game's, else the list."""
+    games = {t["table_id"]: t["game"] for t in summary["tables"]}
+    game = {games.get(t) for t in tables}
+    if len(game) == 1 and None not in game:
+        every = sorted(t for t, g in games.items() if g in game)
+        if sorted(tables) == every:
+            return f"every {game.pop()} table"
+    return ", ".join(tables)
+
+
 def _coverage(summary: dict) -> dict | None:
     """The scope section: how many rules were judged, and the rules that were not (or
     not on every table) grouped by why and where."""
@@ -468,7 +479,8 @@ def _coverage(summary: dict) -> dict | None:
         for place in rule.get("not_judged_on", []):
             by_reason.setdefault(place["why"], []).append(place["table_id"])
         for why, tables in by_reason.items():
-            groups.setdefault((why, ", ".join(tables)), []).append(rule["rule_id"])
+            groups.setdefault((why, _tables_named(tables, summary)), []).append(
+                rule["rule_id"])
     rounds = [r for r in coverage["by_rule"] if r.get("rounds_not_judged")]
     return {
         "rules": coverage["rules"],
