@@ -38,10 +38,27 @@ TEXT_HELD_FACTOR = 12
 # processes, not beside the parts; a chunk is made smaller where the budget is small
 SPILL_FACTOR = 10
 SMALLEST_CHUNK_BYTES = 1 << 20
+# Exports read through a profile are read whole, every file at once, and their events
+# held for the parts: about this many times their text (measured: a device feed of 181 MB
+# peaked at 1.8 GB with its audit, coups and wagers of 65 MB at 1.2 GB)
+EXPORT_FACTOR = 10
 
 
 class BudgetError(Exception):
     """The log cannot be audited within the memory budget; the message says what to set."""
+
+
+def exports_fit(text_bytes: int, budget: int) -> None:
+    """A BudgetError where exports of `text_bytes` (a gzip file counting six times its
+    size) cannot be read whole within `budget` bytes."""
+    needed = PROCESS_BYTES + EXPORT_FACTOR * text_bytes
+    if needed > budget:
+        raise BudgetError(
+            f"the exports hold {text_bytes / (1 << 20):,.0f} MB of text; read through a "
+            f"profile they are read whole, which needs about {in_gb(needed)} GB, more than "
+            f"the memory budget of {in_gb(budget)} GB: set --memory {in_gb(needed)} or "
+            "more, or audit fewer files at once (a gaming day's, with the day before as "
+            "--context)")
 
 
 def machine_memory() -> int:

@@ -255,7 +255,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         house = load_house(house_path, rs, on=date.today())
     except HouseRulesError as exc:
         raise Failure(f"{house_path}: {exc}") from None
-    export = _exports(profile_path, logs, context_logs, house)
+    export = _exports(profile_path, logs, context_logs, house, memory)
     try:
         if export is not None:
             sources, context = export.sources, export.context
@@ -310,7 +310,8 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     sys.exit(_exit_status(summary, fail_on))
 
 
-def _exports(profile_path: Path | None, logs, context_logs, house=None):
+def _exports(profile_path: Path | None, logs, context_logs, house=None,
+             memory: float | None = None):
     """The exports LOGS and --context name, read through the profile, or an import
     dataset read back (None: hand histories); a profile error, or a file no source
     reads, is exit 2."""
@@ -331,11 +332,15 @@ def _exports(profile_path: Path | None, logs, context_logs, house=None):
             return ds.read(datasets[0])
         except ds.DatasetError as exc:
             raise Failure(str(exc)) from None
+    from .budget import BudgetError, default_bytes
+
     try:
         decks = None if house is None else (
             lambda table: house.table(table, "blackjack").settings.get("decks"))
-        return translate(load_profile(profile_path), list(logs), list(context_logs), decks)
-    except (ProfileError, SourceError) as exc:
+        limit = default_bytes() if memory is None else int(memory * (1 << 30))
+        return translate(load_profile(profile_path), list(logs), list(context_logs), decks,
+                         limit)
+    except (ProfileError, SourceError, BudgetError) as exc:
         raise Failure(str(exc)) from None
 
 
@@ -650,6 +655,7 @@ def profile_check(profile_path, logs):
     except SourceError as exc:
         raise Failure(str(exc)) from None
     failures, counts = [], {"read": 0, "skipped": 0}
+    kinds: dict[str, dict[str, str]] = {}  # per kind of source, each table and a source
     for path, named in files:
         matched = sources_of(read, path)
         if not matched:
@@ -669,6 +675,11 @@ def profile_check(profile_path, logs):
             click.echo(f"{path}: source {source.name}{also}; cannot be read ({exc})")
             continue
         click.echo(f"{path}: source {source.name}{also}; {found.rows} row(s)")
+        kinds.setdefault("events" if source.layout == "events" else "coups and wagers",
+                         {}).update({t: source.name for t in found.tables})
+        for column in found.twice:
+            click.echo(f"{path}: the header names the column {column!r} twice")
+            failures.append(f"{path} names the column {column!r} twice")
         for column in found.missing:
             click.echo(f"{path}: lacks the mapped column {column!r}")
             if source.format_of(path.name) != "jsonl":
@@ -676,6 +687,12 @@ def profile_check(profile_path, logs):
         for canonical, value, rows, first in found.unmapped:
             click.echo(f"{path}: {canonical}: {value!r} is in no value map ({rows} row(s), "
                        f"first at line {first})")
+    both = sorted(set(kinds.get("events", {})) & set(kinds.get("coups and wagers", {})))
+    for table in both:
+        click.echo(f"table {table}: given by an events source "
+                   f"({kinds['events'][table]}) and by coups or wagers "
+                   f"({kinds['coups and wagers'][table]})")
+        failures.append(f"table {table} is given by sources of both kinds")
     if failures:
         raise Failure("; ".join(failures))
     files = f"; {counts['read']} file(s) read, {counts['skipped']} skipped" if logs else ""

@@ -492,3 +492,41 @@ notation = "rank_suit"
                                        str(tmp_path / "coups.csv")])
     assert result.exit_code == 0, result.output
     assert "action: 'H' is in no value map (1 row(s), first at line 2)" in result.output
+
+
+def test_exports_too_large_for_the_budget_are_refused_before_any_is_read(tmp_path):
+    from auditor import budget
+
+    _day(tmp_path, "baccarat", 10, 0.0, "coups", rounds=20)
+    profile = load_profile(tmp_path / "x" / "profile.toml")
+    with pytest.raises(budget.BudgetError, match="read whole"):
+        translate(profile, [str(tmp_path / "x")], memory=budget.PROCESS_BYTES + 1000)
+    read = translate(profile, [str(tmp_path / "x")], memory=budget.GB)
+    assert read.accounting()["read"] > 0
+
+
+def test_profile_check_says_what_an_audit_would_refuse(tmp_path):
+    profile = _COUPS + """
+[[source]]
+name = "feed"
+files = ["feed*.jsonl"]
+layout = "events"
+
+[source.columns]
+table_id = "t"
+game = { value = "baccarat" }
+event = "e"
+"""
+    (tmp_path / "profile.toml").write_text(profile)
+    (tmp_path / "coups.csv").write_text("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
+                                        "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n")
+    (tmp_path / "feed.jsonl").write_text('{"t": "BAC-01", "e": "shuffle"}\n')
+    check = ["profile", "check", str(tmp_path / "profile.toml")]
+    both = CliRunner().invoke(main, [*check, str(tmp_path / "coups.csv"),
+                                     str(tmp_path / "feed.jsonl")])
+    assert both.exit_code == 2
+    assert "table BAC-01: given by an events source (feed)" in both.output
+    (tmp_path / "coups2.csv").write_text("T,S,R,Start,W,PP,BP,P1,P2,B1,B2,R\n")
+    twice = CliRunner().invoke(main, [*check, str(tmp_path / "coups2.csv")])
+    assert twice.exit_code == 2
+    assert "names the column 'R' twice" in twice.output

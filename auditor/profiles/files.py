@@ -66,13 +66,25 @@ class Looked:
     missing: list[str] = field(default_factory=list)  # mapped export columns it lacks
     # (canonical column, value, rows, first line) of each value no map covers
     unmapped: list[tuple[str, str, int, int]] = field(default_factory=list)
+    twice: list[str] = field(default_factory=list)  # columns a CSV header names twice
+    tables: set[str] = field(default_factory=set)  # the tables its rows name
 
 
 def look(path: Path, source: Source) -> Looked:
     """The file read whole, every column as text, against its source's mappings."""
-    frame = read_whole(path, source)
+    data = None if source.format_of(path.name) == "parquet" else text_of(path)
+    frame = read_whole(path, source, data=data)
     found = Looked(rows=frame.height)
     found.missing = [c for c in named_columns(source) if c not in frame.columns]
+    if source.format_of(path.name) == "csv":
+        header = csv_header(data, source.delimiter)
+        found.twice = sorted({c for c in header if header.count(c) > 1})
+    table = source.columns.get("table_id")
+    if table is not None and table.column in frame.columns:
+        found.tables = set(frame.get_column(table.column).cast(pl.String).str.strip_chars()
+                           .drop_nulls().unique().to_list())
+    elif table is not None and table.constant:
+        found.tables = {str(table.value)}
     lines = frame.with_columns(lines_of(path, source, frame.height).alias("line"))
     for canonical, mapped in source.values.items():
         column = source.columns.get(canonical)

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import polars as pl
 
+from .. import budget
 from ..ingest import vocabulary as v
+from ..ingest.chunks import GZIP_RATIO
 from ..ingest.partition import InputFile
 from ..ingest.problems import Problem
 from ..ingest.readers import RawFile
@@ -156,12 +158,14 @@ def _made_columns(source: Source) -> set[str]:
 
 
 def translate(profile: Profile, arguments: list[str], context: list[str] = (),
-              decks_of: Callable[[str], int | None] | None = None) -> Translated:
+              decks_of: Callable[[str], int | None] | None = None,
+              memory: int | None = None) -> Translated:
     """Every file the arguments (then the context arguments) name, read through the
     profile, as one log: a table's rows in several files are one sequence. A SourceError
     where a file named itself has no source; a ProfileError where a file lacks a mapped
     column. `decks_of`: a blackjack table's decks (the house rules'), for the shuffles a
-    coups source's new shoes make where it maps no `decks`."""
+    coups source's new shoes make where it maps no `decks`. `memory`: the budget in bytes
+    the exports must be read within (a budget.BudgetError before any is read)."""
     exports, skipped = [], []
     audited = _exports(profile, list(arguments), skipped)
     later = _exports(profile, list(context), skipped)
@@ -169,6 +173,8 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     if both:
         raise SourceError(f"{sorted(both)[0]} is given both as a log to audit and as context")
     exports = [*audited, *later]
+    if memory is not None:
+        budget.exports_fit(sum(_text_bytes(e.path) for e in exports), memory)
     out = Translated(profile, exports, [], skipped, context_files=len(later))
     out.decks_of = decks_of
     rows = [_cells(out, n, export) for n, export in enumerate(exports)]
@@ -199,6 +205,12 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
         if export.source.format_of(export.path.name) == "csv":
             export.header_line = 1
     return out
+
+
+def _text_bytes(path: Path) -> int:
+    """The text a file holds, about (a gzip file: chunks.GZIP_RATIO times its size)."""
+    size = path.stat().st_size if path.is_file() else 0
+    return size * (GZIP_RATIO if path.name.lower().endswith(".gz") else 1)
 
 
 def _exports(profile: Profile, arguments: list[str], skipped: list[Path]) -> list[Export]:
