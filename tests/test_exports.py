@@ -530,3 +530,18 @@ event = "e"
     twice = CliRunner().invoke(main, [*check, str(tmp_path / "coups2.csv")])
     assert twice.exit_code == 2
     assert "names the column 'R' twice" in twice.output
+
+
+def test_csv_blank_lines_hold_no_record_and_a_line_break_in_a_field_is_malformed(tmp_path):
+    rows = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
+            "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n"
+            "\n"
+            "BAC-01,S1,2,2026-11-01T20:01:00,\"P\nB\",9,7,7S,2H,3D,4C\n"
+            "BAC-01,S1,3,2026-11-01T20:02:00,X,9,7,7S,2H,3D,4C\n")
+    result = _audit(tmp_path, {"coups.csv": rows})
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    at = {r["rule_id"]: r["line"] for r in found.to_dicts() if r["rule_id"] != "HR001"}
+    assert at["IN002"] == 4, result.output  # the record of two lines, at its first
+    assert at["EX001"] == 6  # lines counted past the blank line and the broken record
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["rows"]["read"] == 3 and summary["rows"]["balanced"]

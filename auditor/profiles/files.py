@@ -148,6 +148,42 @@ def named_columns(source: Source) -> list[str]:
     return list(dict.fromkeys(named))
 
 
+@dataclass
+class CsvLines:
+    """Where each row polars read from a CSV file starts, and which rows hold nothing
+    of a record: a blank line (no row), or a record with a line break in a field
+    (malformed at its first line, as in the format)."""
+
+    lines: pl.Series
+    blank: list[int] = field(default_factory=list)  # row indices of blank lines
+    broken: list[tuple[int, int]] = field(default_factory=list)  # (row index, first line)
+
+
+def csv_lines(data: bytes, delimiter: str, rows: int) -> CsvLines:
+    """The lines of a CSV file's rows (the header is line 1; blank lines counted). The
+    usual file (no blank line, no line break in a field) is counted over the bytes; any
+    other is read record by record to place them."""
+    count = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    if count == rows + 1 and not _BLANK_LINE.search(data):
+        return CsvLines(pl.int_range(2, rows + 2, eager=True))
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+    reader = csv.reader(text, delimiter=delimiter)
+    next(reader, None)  # the header
+    lines, blank, broken = [], [], []
+    start = reader.line_num + 1
+    for record in reader:
+        row = len(lines)
+        lines.append(start)
+        if not record or all(not cell.strip() for cell in record) and len(record) <= 1:
+            blank.append(row)
+        elif reader.line_num > start:
+            broken.append((row, start))
+        start = reader.line_num + 1
+    if len(lines) != rows:  # read otherwise than polars: keep the counted lines
+        return CsvLines(pl.int_range(2, rows + 2, eager=True))
+    return CsvLines(pl.Series(lines, dtype=pl.Int64), blank, broken)
+
+
 def lines_of(path: Path, source: Source, rows: int, data: bytes | None = None) -> pl.Series:
     """Each row's line: a CSV row's below its header, a Parquet row's number, and a JSON
     Lines record's line in the text, blank lines counted (polars' reader passes them).

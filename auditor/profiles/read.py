@@ -29,6 +29,7 @@ from . import blackjack as bj
 from .cards import codes, has_suits
 from .files import (
     csv_header,
+    csv_lines,
     files_named,
     lines_of,
     list_of,
@@ -207,6 +208,25 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     return out
 
 
+def _csv_records(export: Export, rows: int,
+                 data: bytes) -> tuple[pl.Series | None, pl.Series]:
+    """Which of a CSV file's rows are records (None: all), and the records' lines: a
+    blank line holds none; a record with a line break in a field is malformed at its
+    first line (IN002), as in the format."""
+    found = csv_lines(data, export.source.delimiter, rows)
+    for _, line in found.broken:
+        export.problems.append(Problem(
+            "IN002", line, None, None, "one record a line",
+            "A field of the record holds a line break; the record cannot be read."))
+    export.unread += len(found.broken)
+    dropped = [row for row, _ in found.broken] + found.blank
+    export.rows -= len(found.blank)
+    if not dropped:
+        return None, found.lines
+    keep = ~pl.int_range(rows, eager=True).is_in(dropped)
+    return keep, found.lines.filter(keep)
+
+
 def _text_bytes(path: Path) -> int:
     """The text a file holds, about (a gzip file: chunks.GZIP_RATIO times its size)."""
     size = path.stat().st_size if path.is_file() else 0
@@ -256,7 +276,13 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
         raise ProfileError(f"{path}: has no column {lacking[0]!r}, which the profile's source "
                            f"{source.name!r} maps")
     raw = raw.with_columns(pl.lit(None, pl.String).alias(c) for c in lacking)
-    lines = lines_of(path, source, raw.height, data)
+    if kind == "csv":
+        keep, lines = _csv_records(export, raw.height, data)
+        if keep is not None:
+            raw = raw.filter(keep)
+            typed = None if typed is None else typed.filter(keep)
+    else:
+        lines = lines_of(path, source, raw.height, data)
     frame = cells.raw_cells(raw, source, typed, _LISTS if lists else ())
     silent = _silenced(frame, source)
     frame, unmapped, strays = cells.mapped(frame, source, lines)
