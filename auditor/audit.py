@@ -35,7 +35,7 @@ from .audit_part import (
 from .coverage import Coverage, of_log
 from .house import HouseRules
 from .ingest import chunks, compact, spill, storage
-from .ingest.partition import Log, open_log, open_rows
+from .ingest.partition import Log, open_log, open_rows, relocated
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
 from .profiles.read import Translated, quiet
@@ -504,6 +504,7 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
     findings = coverage.keep(findings)
     if export is not None:
         findings = quiet(export, findings)
+    findings = relocated(findings, log)
     return AuditResult(totals, fnd.order(findings), house, rs, on, applied, contexts, plan,
                        coverage, export)
 

@@ -545,3 +545,28 @@ def test_csv_blank_lines_hold_no_record_and_a_line_break_in_a_field_is_malformed
     assert at["EX001"] == 6  # lines counted past the blank line and the broken record
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["rows"]["read"] == 3 and summary["rows"]["balanced"]
+
+
+def test_an_imported_rows_findings_point_at_the_export_where_the_files_are_audited_alone(
+        tmp_path):
+    # hand-history-v1 1.2: rows carrying source_file and source_line are reported there,
+    # also where the dataset's files are named one by one (no _import.json read)
+    _day(tmp_path, "baccarat", 11, 0.2, "coups", rounds=60)
+    x, house = tmp_path / "x", str(tmp_path / "house.toml")
+    runner = CliRunner()
+    runner.invoke(main, ["audit", str(x), "--profile", str(x / "profile.toml"), "--house",
+                         house, "--out", str(tmp_path / "direct"), "--no-report", "-q"])
+    made = runner.invoke(main, ["import", str(x), "--profile", str(x / "profile.toml"),
+                                "--house", house, "--out", str(tmp_path / "dataset")])
+    assert made.exit_code == 0, made.output
+    files = sorted(str(p) for p in (tmp_path / "dataset").rglob("export-*.parquet"))
+    alone = runner.invoke(main, ["audit", *files, "--house", house, "--out",
+                                 str(tmp_path / "alone"), "--no-report", "-q"])
+    assert alone.exit_code == 1, alone.output
+    key = ["rule_id", "table_id", "round", "file", "line"]
+    games = pl.col("rule_id").str.starts_with("BA")
+    direct = pl.read_parquet(tmp_path / "direct" / "findings.parquet").filter(games)
+    found = pl.read_parquet(tmp_path / "alone" / "findings.parquet").filter(games)
+    assert direct.height
+    missing = direct.select(key).join(found.select(key), on=key, how="anti", nulls_equal=True)
+    assert missing.is_empty(), missing

@@ -33,6 +33,8 @@ from .readers import RawFile
 from .sources import Source, sha256_of
 
 TABLE = "table_id"
+# (1.2) the export file and line a row was imported from: findings report them
+SOURCE_FILE, SOURCE_LINE = "source_file", "source_line"
 _READING_ONCE = threading.Lock()  # a file is read once, by the first part to need it
 
 
@@ -60,6 +62,8 @@ class _Held:
     scanned: bool = False  # read part by part instead (see Log._held_typed)
     first_day: date | None = None  # the day of the file's earliest timestamp
     spilled: spill.Spilled | None = None  # a large text file, spilled to Parquet by table
+    # (1.2) its rows name the export file and line they were imported from
+    sourced: bool = False
 
 
 @dataclass
@@ -277,6 +281,32 @@ def _first_day(frame: pl.LazyFrame) -> date | None:
     return None
 
 
+def relocated(findings: pl.DataFrame, log: Log) -> pl.DataFrame:
+    """Findings on rows of Parquet files that name where each row was imported from
+    (`source_file`, `source_line`, hand-history-v1 1.2) reported there instead: their
+    `file` and `line` become the export's. A finding of the file itself (no line) stays."""
+    sourced = {str(h.source.path): h.source.path for h in log.held if h.sourced}
+    if not sourced or findings.is_empty():
+        return findings
+    at = findings.filter(pl.col("file").is_in(list(sourced)) & pl.col("line").is_not_null())
+    places = []
+    for name, lines in at.group_by("file").agg(pl.col("line").unique()).iter_rows():
+        rows = (_scan_parquet(sourced[name]).with_row_index("line", offset=1)
+                .filter(pl.col("line").is_in(lines))
+                .select(pl.lit(name).alias("file"), pl.col("line").cast(pl.Int64),
+                        pl.col(SOURCE_FILE).cast(pl.String).alias("_file"),
+                        pl.col(SOURCE_LINE).cast(pl.Int64).alias("_line"))
+                .collect())
+        places.append(rows)
+    if not places:
+        return findings
+    where = pl.concat(places)
+    return (findings.join(where, on=["file", "line"], how="left", maintain_order="left")
+            .with_columns(pl.coalesce("_file", "file").alias("file"),
+                          pl.coalesce("_line", "line").alias("line"))
+            .drop("_file", "_line"))
+
+
 def hive_values(path: Path) -> dict[str, str]:
     """The format's columns a file's path names in hive layout (`table_id=BAC-01/...`,
     the folders of a partitioned dataset): other keys (facility=, gaming_day=) aside."""
@@ -320,6 +350,7 @@ def _look_over_parquet(item: _Held, counts: list, days: list) -> tuple[int, int]
         return 0, 0
     item.columns = [c for c in names if c in readers.TEXT_SCHEMA]
     item.missing = readers.missing_columns(names)
+    item.sourced = {SOURCE_FILE, SOURCE_LINE} <= set(names)
     present = TABLE in names
     wanted = [c for c in (TABLE, "ts") if c in names]
     try:  # the whole file at once; slice by slice only when something cannot be read
