@@ -570,3 +570,29 @@ def test_an_imported_rows_findings_point_at_the_export_where_the_files_are_audit
     assert direct.height
     missing = direct.select(key).join(found.select(key), on=key, how="anti", nulls_equal=True)
     assert missing.is_empty(), missing
+
+
+def test_a_wager_joins_its_round_by_the_rounds_number(tmp_path):
+    profile = _COUPS + """
+[[source]]
+name = "wagers"
+files = ["wagers*.csv"]
+layout = "wagers"
+
+[source.columns]
+table_id = "T"
+shoe_id = "S"
+round = "R"
+seat = "Seat"
+bet = "Bet"
+amount = "Amt"
+pay = "Pay"
+"""
+    coups = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
+             "BAC-01,S1,07,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n")
+    wagers = "T,S,R,Seat,Bet,Amt,Pay\nBAC-01,S1,7,1,player,25,25\n"
+    _audit(tmp_path, {"coups.csv": coups, "wagers.csv": wagers}, profile)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    assert "EX005" not in found["rule_id"].to_list()
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["rows"]["export"]["made_events"] == 2

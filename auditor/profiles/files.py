@@ -228,7 +228,10 @@ def read_whole(path: Path, source: Source, columns: list[str] | None = None,
     if kind == "csv":
         return pl.read_csv(data, infer_schema=False, separator=source.delimiter)
     if columns is not None:
-        return pl.read_ndjson(data, schema={c: pl.String for c in columns})
+        try:
+            return pl.read_ndjson(data, schema={c: pl.String for c in columns})
+        except pl.exceptions.PolarsError:  # a value that is not a scalar: typed below
+            pass
     return pl.read_ndjson(data, infer_schema_length=None)
 
 

@@ -514,7 +514,7 @@ def _coups(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFrame:
             "The coup row has no table_id, shoe_id or round; it makes no events."))
         out.exports[row[0]].unread += 1
     coups = layouts.file_order(coups.filter(keyed), paths).sort("table_id", TABLE_ORDER)
-    coups = coups.with_columns(pl.col("round").str.strip_chars().alias("round"))
+    coups = coups.with_columns(_round_number())
     # a baccarat round given twice: the second row is reported and the round withheld
     baccarat = [n for n, e in enumerate(out.exports) if e.source.game == "baccarat"]
     again = (pl.int_range(pl.len()).over("table_id", "shoe_id", "round") > 0) & pl.col(
@@ -591,6 +591,13 @@ def _decks(out: Translated, mine: pl.DataFrame, source: Source) -> pl.Expr:
     return pl.col("table_id").replace_strict(decks, default=None, return_dtype=pl.String)
 
 
+def _round_number() -> pl.Expr:
+    """A round's cell by value where it is a whole number (`07` is round 7, in a coup and
+    in the wager that joins it), else as written (for its finding)."""
+    text = pl.col("round").str.strip_chars()
+    return pl.coalesce(text.cast(pl.Int64, strict=False).cast(pl.String), text).alias("round")
+
+
 def _mark_shoe_starts(out: Translated, mine: pl.DataFrame, source: Source) -> None:
     if source.shoe_starts:
         for table in mine["table_id"].unique().to_list():
@@ -626,7 +633,8 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
     given = coups["table_id"].unique()
     elsewhere = wagers.filter(~pl.col("table_id").is_in(given.implode()))
     _report_tables_without_coups(out, elsewhere)
-    wagers = wagers.filter(pl.col("table_id").is_in(given.implode()))
+    wagers = wagers.filter(pl.col("table_id").is_in(given.implode())).with_columns(
+        _round_number())
     rounds = coups.select("table_id", "shoe_id", "round", "game", TABLE_ORDER, INSTANT,
                           pl.col("ts").alias("_round_ts"),
                           *(["_end"] if "_end" in coups.columns else [])).sort(
