@@ -131,6 +131,9 @@ def read(folder: Path) -> Translated:
     parts = rows.partition_by(FILE, as_dict=True, maintain_order=True)
     empty = rows.clear()
     events = [parts.get((n,), empty) for n in range(len(exports))]
+    for export, made in zip(exports, events, strict=True):
+        export.made = made[ROW].n_unique() if made.height else 0
+        export.events = made.height
     out = Translated(profile, exports, events, [Path(p) for p in meta["skipped"]])
     out.tables = {t: set(marks) for t, marks in meta["tables"].items()}
     if meta["unordered"]:

@@ -10,7 +10,7 @@ rows (`Translated.raws`), so that every finding points at the export's own line.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -61,6 +61,14 @@ class Export:
     unread: int = 0  # rows that made no event, each reported (a coup or wager row)
     missing: list[str] = field(default_factory=list)  # the format's columns it cannot give
     header_line: int | None = None  # where a missing column would have been named
+    made: int = 0  # rows that made events
+    events: int = 0  # events made
+    given: set[str] = field(default_factory=set)  # the format's columns its events hold
+    seen: bool = False  # read once already (a log read in parts of tables reads it again)
+    # values no map covers, (column, value) -> [rows, first line, last line]; and rows
+    # whose repeat_key repeats with another cell different, [rows, first, last]
+    unmapped_found: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    differ_found: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -84,19 +92,18 @@ class Translated:
     def accounting(self) -> dict[str, int | bool]:
         """The audited exports' rows: each made events, was a repeat, was mapped to no
         event, or made none and was reported (summary.json `rows.export`)."""
-        audited = list(zip(self.exports, self.events, strict=True))[
-            :len(self.exports) - self.context_files]
-        made = sum(frame[ROW].n_unique() if frame.height else 0 for _, frame in audited)
+        audited = self.exports[:len(self.exports) - self.context_files]
         counts = {
-            "read": sum(e.rows for e, _ in audited),
-            "made_events": made,
-            "events": sum(frame.height for _, frame in audited),
-            "repeats": sum(e.repeats for e, _ in audited),
-            "no_event": sum(e.no_event for e, _ in audited),
-            "reported_without_events": sum(e.unread for e, _ in audited),
+            "read": sum(e.rows for e in audited),
+            "made_events": sum(e.made for e in audited),
+            "events": sum(e.events for e in audited),
+            "repeats": sum(e.repeats for e in audited),
+            "no_event": sum(e.no_event for e in audited),
+            "reported_without_events": sum(e.unread for e in audited),
         }
         counts["balanced"] = counts["read"] == (
-            made + counts["repeats"] + counts["no_event"] + counts["reported_without_events"])
+            counts["made_events"] + counts["repeats"] + counts["no_event"]
+            + counts["reported_without_events"])
         return counts
 
     def named(self) -> list[tuple[LogSource, InputFile, RawFile]]:
@@ -178,12 +185,23 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
         budget.exports_fit(sum(_text_bytes(e.path) for e in exports), memory)
     out = Translated(profile, exports, [], skipped, context_files=len(later))
     out.decks_of = decks_of
-    rows = [_cells(out, n, export) for n, export in enumerate(exports)]
+    out.events = _translate_part(out, None)
+    _finish(out)
+    return out
+
+
+def _translate_part(out: Translated, tables: list[str] | None,
+                    files: list[int] | None = None) -> list[pl.DataFrame]:
+    """The events of `tables` (None: every table) made from `files` (None: every file),
+    per export file (in table order: an events file's rows in its own order, so that a
+    mapped seq going backwards in the file is seen; made events by seq)."""
+    exports = out.exports
     paths = [str(e.path) for e in exports]
+    numbers = range(len(exports)) if files is None else files
     made: list[pl.DataFrame] = []
     by_layout: dict[str, list[pl.DataFrame]] = {"events": [], "coups": [], "wagers": []}
-    for export, frame in zip(exports, rows, strict=True):
-        by_layout[export.source.layout].append(frame)
+    for n in numbers:
+        by_layout[exports[n].source.layout].append(_cells(out, n, exports[n], tables))
     _check_kinds(out, by_layout)
     if by_layout["events"]:
         made.append(_events(out, pl.concat(by_layout["events"], how="diagonal_relaxed"), paths))
@@ -192,35 +210,56 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     elif by_layout["wagers"]:
         _wagers_without_coups(out, pl.concat(by_layout["wagers"], how="diagonal_relaxed"))
     every = pl.concat(made, how="diagonal_relaxed") if made else pl.DataFrame(
-        schema={**_TEXT, v.LINE: pl.Int64, FILE: pl.Int32})
-    # each file's events stay in table order: an events file's rows in its own order
-    # (so that a mapped seq going backwards in the file is seen), made events by seq
+        schema={**_TEXT, v.LINE: pl.Int64, FILE: pl.Int32, ROW: pl.Int64})
     parts = every.partition_by(FILE, as_dict=True, maintain_order=True)
+    found = []
     for n, export in enumerate(exports):
         events = parts.get((n,), every.clear())
-        out.events.append(events)
-        given = {c for c in v.COLUMNS if c in events.columns
-                 and events[c].null_count() < events.height}
-        made = _made_columns(export.source)
-        export.missing = [c for c in v.COLUMNS if c not in given and c not in made]
-        if export.source.format_of(export.path.name) == "csv":
+        export.made += events[ROW].n_unique() if events.height else 0
+        export.events += events.height
+        export.given |= {c for c in v.COLUMNS if c in events.columns
+                         and events[c].null_count() < events.height}
+        found.append(events)
+    return found
+
+
+def _finish(out: Translated) -> None:
+    """What is said once per file, the whole log read: the values no map covers, rows
+    whose repeat_key repeats with a cell changed, the columns its events lack."""
+    for export in out.exports:
+        source = export.source
+        for (column, value), (rows, first, last) in export.unmapped_found.items():
+            what, read = (("decision", "none") if column == "action"
+                          else ("cell", "empty"))
+            export.problems.append(Problem(
+                ex.VALUE_NOT_MAPPED.id, first, column, value,
+                f"a value [source.values.{column}] lists",
+                f"{_rows_text(rows)} {column} {value!r}, which the source "
+                f"{source.name!r} does not map ({_lines_text(first, last)}); "
+                + (f"each such {what} is" if rows > 1 else f"the {what} is")
+                + f" read as {read}."))
+        if export.differ_found:
+            _differing(export, source.repeat_key, *export.differ_found)
+        made = _made_columns(source)
+        export.missing = [c for c in v.COLUMNS if c not in export.given and c not in made]
+        if source.format_of(export.path.name) == "csv":
             export.header_line = 1
-    return out
 
 
-def _csv_records(export: Export, rows: int,
-                 data: bytes) -> tuple[pl.Series | None, pl.Series]:
+def _csv_records(export: Export, rows: int, data: bytes,
+                 first: bool = True) -> tuple[pl.Series | None, pl.Series]:
     """Which of a CSV file's rows are records (None: all), and the records' lines: a
     blank line holds none; a record with a line break in a field is malformed at its
-    first line (IN002), as in the format."""
+    first line (IN002), as in the format (said on the file's `first` read)."""
     found = csv_lines(data, export.source.delimiter, rows)
-    for _, line in found.broken:
-        export.problems.append(Problem(
-            "IN002", line, None, None, "one record a line",
-            "A field of the record holds a line break; the record cannot be read."))
-    export.unread += len(found.broken)
+    if first:
+        for _, line in found.broken:
+            export.problems.append(Problem(
+                "IN002", line, None, None, "one record a line",
+                "A field of the record holds a line break; the record cannot be read."))
+        export.unread += len(found.broken)
+        export.rows -= len(found.blank)
     dropped = [row for row, _ in found.broken] + found.blank
-    export.rows -= len(found.blank)
     if not dropped:
         return None, found.lines
     keep = ~pl.int_range(rows, eager=True).is_in(dropped)
@@ -247,9 +286,13 @@ def _exports(profile: Profile, arguments: list[str], skipped: list[Path]) -> lis
     return list({str(e.path): e for e in found}.values())
 
 
-def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
-    """One file's rows: the canonical cells as text, mapped, timed and with their cards
-    read; `line`, `_file`, `_row` and `_instant` beside them."""
+def _cells(out: Translated, number: int, export: Export,
+           tables: list[str] | None = None) -> pl.DataFrame:
+    """One file's rows (of `tables`; None: all): the canonical cells as text, mapped,
+    timed and with their cards read; `line`, `_file`, `_row` (its place in the file) and
+    `_instant` beside them. What is said of the file itself is said on its first read
+    (the rows without a table come with it)."""
+    first, export.seen = not export.seen, True
     source, path = export.source, export.path
     kind = source.format_of(path.name)
     try:
@@ -262,10 +305,13 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
     except ProfileError:
         raise
     except Exception as exc:  # noqa: BLE001 - polars' reader says why
-        export.problems.append(Problem("IN001", None, None, None, None,
-                                       f"the export cannot be read: {exc}"))
+        if first:
+            export.problems.append(Problem("IN001", None, None, None, None,
+                                           f"the export cannot be read: {exc}"))
         return pl.DataFrame(schema={FILE: pl.Int32})
-    export.rows, export.sha256, export.size = raw.height, sha256_of(path), path.stat().st_size
+    if first:
+        export.rows, export.sha256 = raw.height, sha256_of(path)
+        export.size = path.stat().st_size
     header = csv_header(data, source.delimiter) if kind == "csv" else []
     twice = sorted({c for c in header if header.count(c) > 1})
     if twice:
@@ -277,27 +323,26 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
                            f"{source.name!r} maps")
     raw = raw.with_columns(pl.lit(None, pl.String).alias(c) for c in lacking)
     if kind == "csv":
-        keep, lines = _csv_records(export, raw.height, data)
+        keep, lines = _csv_records(export, raw.height, data, first)
         if keep is not None:
             raw = raw.filter(keep)
             typed = None if typed is None else typed.filter(keep)
     else:
         lines = lines_of(path, source, raw.height, data)
+    place = pl.int_range(raw.height, dtype=pl.Int64, eager=True)
+    if tables is not None:
+        keep = _of_tables(raw, source, typed, tables, first)
+        raw, lines, place = raw.filter(keep), lines.filter(keep), place.filter(keep)
+        typed = None if typed is None else typed.filter(keep)
     frame = cells.raw_cells(raw, source, typed, _LISTS if lists else ())
     silent = _silenced(frame, source)
     frame, unmapped, strays = cells.mapped(frame, source, lines)
     for u in unmapped:
-        export.problems.append(Problem(
-            ex.VALUE_NOT_MAPPED.id, u.first, u.column, u.value,
-            f"a value [source.values.{u.column}] lists",
-            f"{_rows_text(u.rows)} {u.column} {u.value!r}, which the source "
-            f"{source.name!r} does not map ({_lines_text(u.first, u.last)}); "
-            + ("each such cell is" if u.rows > 1 else "the cell is") + " read as empty."))
+        _count_unmapped(export, u.column, u.value, u.rows, u.first, u.last)
     out.unmapped = pl.concat([out.unmapped, strays.with_columns(
         pl.lit(number, pl.Int32).alias(FILE)).select(out.unmapped.columns)])
     frame = frame.with_columns(lines.alias(v.LINE), pl.lit(number, pl.Int32).alias(FILE),
-                               pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
-                               silent.alias("_silent"))
+                               place.alias(ROW), silent.alias("_silent"))
     if source.cards is not None and "card" in frame.columns:
         frame = frame.with_columns(_cards_read(source.cards, frame.get_column("card")))
     if lists:
@@ -314,6 +359,26 @@ def _cells(out: Translated, number: int, export: Export) -> pl.DataFrame:
                                        for c in ("ts", "end_ts")
                                        if frame.schema[c] != pl.String)
     return frame
+
+
+def _of_tables(raw: pl.DataFrame, source: Source, typed: pl.DataFrame | None,
+               tables: list[str], first: bool) -> pl.Series:
+    """Which rows are of `tables` (and, on the file's first read, which have none)."""
+    mapping = source.columns.get("table_id")
+    if mapping is None:
+        return pl.Series([first] * raw.height, dtype=pl.Boolean)
+    only = replace(source, columns={"table_id": mapping}, values={})
+    table = cells.raw_cells(raw, only, typed).get_column("table_id")
+    keep = table.is_in(tables)
+    return (keep | table.is_null()) if first else keep.fill_null(False)
+
+
+def _count_unmapped(export: Export, column: str, value: str, rows: int, first: int,
+                    last: int) -> None:
+    """A value no map covers, counted over the file's reads (said once: _finish)."""
+    seen = export.unmapped_found.setdefault((column, value), [0, first, last])
+    seen[0] += rows
+    seen[1], seen[2] = min(seen[1], first), max(seen[2], last)
 
 
 def _coup_cards(frame: pl.DataFrame, raw: pl.DataFrame, source: Source) -> pl.DataFrame:
@@ -372,12 +437,7 @@ def _actions_read(export: Export, flat: pl.DataFrame, lines: pl.Series) -> pl.Se
         pl.col("_r").n_unique().alias("rows"), pl.col("line").min().alias("first"),
         pl.col("line").max().alias("last"))
     for value, rows, first, last in found.iter_rows():
-        export.problems.append(Problem(
-            ex.VALUE_NOT_MAPPED.id, first, "action", value,
-            "a value [source.values.action] lists",
-            f"{_rows_text(rows)} action {value!r}, which the source {export.source.name!r} "
-            f"does not map ({_lines_text(first, last)}); each such decision is read as "
-            "none."))
+        _count_unmapped(export, "action", value, rows, first, last)
     return items.replace_strict(keys, [str(t) for t in table.values()], default=None,
                                 return_dtype=pl.String)
 
@@ -477,9 +537,12 @@ def _without_repeats(out: Translated, rows: pl.DataFrame) -> pl.DataFrame:
             pl.col(v.LINE).filter(~pl.col("_repeat")).min().alias("first"),
             pl.col(v.LINE).filter(~pl.col("_repeat")).max().alias("last"))
         for number, repeats, differ, first, last in counted.iter_rows():
-            out.exports[number].repeats += repeats
-            if differ:
-                _differing(out.exports[number], key, differ, first, last)
+            export = out.exports[number]
+            export.repeats += repeats
+            if differ:  # said once per file, the whole log read (_finish)
+                had = export.differ_found or [0, first, last]
+                export.differ_found = [had[0] + differ, min(had[1], first),
+                                       max(had[2], last)]
         dropped = at.filter(repeat.to_series())
         rows = rows.with_row_index("_at").filter(~pl.col("_at").is_in(dropped.implode())
                                                   ).drop("_at")
