@@ -35,7 +35,7 @@ from .audit_part import (
 from .coverage import Coverage, of_log
 from .house import HouseRules
 from .ingest import chunks, compact, spill, storage
-from .ingest.partition import Log, open_log, open_rows, relocated
+from .ingest.partition import Log, open_log, open_rows, open_spilled, relocated
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
 from .profiles.read import Translated, quiet
@@ -462,7 +462,9 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
          workdir: Path, limit: budget.Budget, export: Translated | None = None) -> AuditResult:
     every = [*sources, *context]
     text = spill.text_bytes(every)
-    if export is not None:
+    if export is not None and export.spilled is not None:
+        log = open_spilled(export.named(), export.table_rows, export.days)
+    elif export is not None:
         log = open_rows(export.named())
     else:
         hold = limit.held_rows(compact.ROWS_AT_MOST)

@@ -50,15 +50,15 @@ class BudgetError(Exception):
 
 def exports_fit(text_bytes: int, budget: int) -> None:
     """A BudgetError where exports of `text_bytes` (a gzip file counting six times its
-    size) cannot be read whole within `budget` bytes."""
+    size) cannot be held whole within `budget` bytes (an audit then reads them a part of
+    their tables at a time; an import, which holds them, stops)."""
     needed = PROCESS_BYTES + EXPORT_FACTOR * text_bytes
     if needed > budget:
         raise BudgetError(
-            f"the exports hold {text_bytes / (1 << 20):,.0f} MB of text; read through a "
-            f"profile they are read whole, which needs about {in_gb(needed)} GB, more than "
-            f"the memory budget of {in_gb(budget)} GB: set --memory {in_gb(needed)} or "
-            "more, or audit fewer files at once (a gaming day's, with the day before as "
-            "--context)")
+            f"the exports hold {text_bytes / (1 << 20):,.0f} MB of text; held whole they "
+            f"need about {in_gb(needed)} GB, more than the memory budget of "
+            f"{in_gb(budget)} GB: set --memory {in_gb(needed)} or more, or import fewer "
+            "files at once (a gaming day's)")
 
 
 def machine_memory() -> int:

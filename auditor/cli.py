@@ -7,6 +7,7 @@ findings store that cannot be opened or written).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from datetime import date, datetime
@@ -248,6 +249,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     from . import summary as summ
     from .house import HouseRulesError
     from .house import load as load_house
+    from .ingest import storage
     from .ingest.sources import SourceError, expand
 
     rs = _rulesets(rulesets_root)
@@ -255,32 +257,36 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         house = load_house(house_path, rs, on=date.today())
     except HouseRulesError as exc:
         raise Failure(f"{house_path}: {exc}") from None
-    export = _exports(profile_path, logs, context_logs, house, memory)
-    try:
-        if export is not None:
-            sources, context = export.sources, export.context
-        else:
-            sources = expand(list(logs))
-            context = expand(list(context_logs)) if context_logs else []
-    except SourceError as exc:
-        raise Failure(str(exc)) from None
-    window = _window(house, gaming_day, start, until)
-    if no_report and (sign_key or sign_cert or timestamp_url):
-        raise Failure("--sign-key signs the report: drop --no-report")
-    credentials = _credentials(sign_key, sign_cert, timestamp_url)
-    recorder = _store(store_url)
-    progress = _progress(quiet)
-    progress(f"reading {len(sources) + len(context)} file(s)")
-    try:
-        if workdir is not None:
-            workdir = _work_folder(workdir)
-        result = audit_mod.run(sources, house, rs, progress=progress, context=context,
-                               window=window, workdir=workdir, workers=workers,
-                               cluster=cluster,
-                               memory=None if memory is None else int(memory * (1 << 30)),
-                               export=export)
-    except audit_mod.AuditError as exc:
-        raise Failure(f"the audit stopped: {exc}") from None
+    if workdir is not None:
+        workdir = _work_folder(workdir)
+    # exports too large to hold are spilled by table while the audit runs, then removed
+    with contextlib.ExitStack() as held:
+        spilled = (held.enter_context(storage.work_folder(workdir))
+                   if profile_path is not None else None)
+        export = _exports(profile_path, logs, context_logs, house, memory, spilled)
+        try:
+            if export is not None:
+                sources, context = export.sources, export.context
+            else:
+                sources = expand(list(logs))
+                context = expand(list(context_logs)) if context_logs else []
+        except SourceError as exc:
+            raise Failure(str(exc)) from None
+        window = _window(house, gaming_day, start, until)
+        if no_report and (sign_key or sign_cert or timestamp_url):
+            raise Failure("--sign-key signs the report: drop --no-report")
+        credentials = _credentials(sign_key, sign_cert, timestamp_url)
+        recorder = _store(store_url)
+        progress = _progress(quiet)
+        progress(f"reading {len(sources) + len(context)} file(s)")
+        try:
+            result = audit_mod.run(sources, house, rs, progress=progress, context=context,
+                                   window=window, workdir=workdir, workers=workers,
+                                   cluster=cluster,
+                                   memory=None if memory is None else int(memory * (1 << 30)),
+                                   export=export)
+        except audit_mod.AuditError as exc:
+            raise Failure(f"the audit stopped: {exc}") from None
     if not quiet and result.plan is not None:
         if sys.stderr.isatty():
             click.echo("", err=True)
@@ -311,7 +317,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
 
 
 def _exports(profile_path: Path | None, logs, context_logs, house=None,
-             memory: float | None = None):
+             memory: float | None = None, spilled: Path | None = None):
     """The exports LOGS and --context name, read through the profile, or an import
     dataset read back (None: hand histories); a profile error, or a file no source
     reads, is exit 2."""
@@ -339,7 +345,7 @@ def _exports(profile_path: Path | None, logs, context_logs, house=None,
             lambda table: house.table(table, "blackjack").settings.get("decks"))
         limit = default_bytes() if memory is None else int(memory * (1 << 30))
         return translate(load_profile(profile_path), list(logs), list(context_logs), decks,
-                         limit)
+                         limit, spilled)
     except (ProfileError, SourceError, BudgetError) as exc:
         raise Failure(str(exc)) from None
 

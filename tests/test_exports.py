@@ -494,12 +494,13 @@ notation = "rank_suit"
     assert "action: 'H' is in no value map (1 row(s), first at line 2)" in result.output
 
 
-def test_exports_too_large_for_the_budget_are_refused_before_any_is_read(tmp_path):
+def test_exports_too_large_to_hold_are_refused_where_they_must_be_held(tmp_path):
+    # auditor import holds the rows whole: no work folder to read them in parts
     from auditor import budget
 
     _day(tmp_path, "baccarat", 10, 0.0, "coups", rounds=20)
     profile = load_profile(tmp_path / "x" / "profile.toml")
-    with pytest.raises(budget.BudgetError, match="read whole"):
+    with pytest.raises(budget.BudgetError, match="held whole"):
         translate(profile, [str(tmp_path / "x")], memory=budget.PROCESS_BYTES + 1000)
     read = translate(profile, [str(tmp_path / "x")], memory=budget.GB)
     assert read.accounting()["read"] > 0
@@ -596,3 +597,31 @@ pay = "Pay"
     assert "EX005" not in found["rule_id"].to_list()
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["rows"]["export"]["made_events"] == 2
+
+
+@pytest.mark.parametrize(("game", "layout"), [("baccarat", "events"), ("baccarat", "coups"),
+                                              ("blackjack", "coups")])
+def test_exports_too_large_to_hold_are_read_a_part_of_tables_at_a_time(tmp_path, game,
+                                                                      layout):
+    """Exports that cannot be held whole within the budget are read a part of their
+    tables at a time and spilled: the same findings, files and lines, and the same
+    summary, as read whole."""
+    from auditor import budget
+
+    _day(tmp_path, game, 12, 0.2, layout, rounds=120)
+    rs = load_rulesets()
+    house = load_house(tmp_path / "house.toml", rs, on=date(2026, 11, 1))
+    profile = load_profile(tmp_path / "x" / "profile.toml")
+    whole = translate(profile, [str(tmp_path / "x")])
+    # room for a part of about one table: the two tables are read in two parts
+    small = budget.PROCESS_BYTES + 1_500 * 100
+    parts = translate(profile, [str(tmp_path / "x")], memory=small,
+                      workdir=tmp_path / "spill")
+    assert parts.spilled is not None and whole.spilled is None
+    assert len({p.name for s in parts.spilled for p in s.folder.rglob("*.parquet")}) == 2
+    one = audit.run(whole.sources, house, rs, export=whole)
+    two = audit.run(parts.sources, house, rs, export=parts)
+    assert one.findings.height
+    assert two.findings.to_dicts() == one.findings.to_dicts()
+    assert parts.accounting() == whole.accounting()
+    assert two.coverage.as_dict() == one.coverage.as_dict()

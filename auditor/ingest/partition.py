@@ -420,6 +420,24 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
         yield RawFile(piece, [], 0, held.missing if offset == 0 else [])
 
 
+def open_spilled(named: list[tuple[Source, InputFile, spill.Spilled]],
+                 counts: list[pl.DataFrame], days: dict[int, date]) -> Log:
+    """A log of rows already read and spilled by table (exports too large to hold,
+    read through a profile a part of their tables at a time): each part reads its
+    tables' rows only."""
+    held, files = [], []
+    for source, file, spilled in named:
+        held.append(_Held(source, spilled=spilled))
+        files.append(file)
+    table_rows = (
+        pl.concat([pl.DataFrame(schema={TABLE: pl.String, "rows": pl.UInt32}), *counts])
+        .group_by(TABLE).agg(pl.col("rows").sum()).sort(TABLE, nulls_last=True)
+    )
+    for number, item in enumerate(held):
+        item.first_day = days.get(number)
+    return Log(files, held, table_rows, min(days.values()) if days else None)
+
+
 def open_rows(named: list[tuple[Source, InputFile, RawFile]]) -> Log:
     """A log of rows already read (exports read through a profile: each file's events,
     at its own lines), held whole like a small log's text files."""

@@ -9,13 +9,16 @@ rows (`Translated.raws`), so that every finding points at the export's own line.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
 
 from .. import budget
+from ..ingest import spill
 from ..ingest import vocabulary as v
 from ..ingest.chunks import GZIP_RATIO
 from ..ingest.partition import InputFile
@@ -88,6 +91,11 @@ class Translated:
     # (table_id, shoe_id, round) of rounds with a settlement of no recorded order
     unordered: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
         schema={"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}))
+    # a log too large to hold whole: each file's events written by table, a part of its
+    # tables at a time (spill.Spilled), with the rows per table and each file's first day
+    spilled: list[spill.Spilled] | None = None
+    table_rows: list[pl.DataFrame] = field(default_factory=list)
+    days: dict[int, date] = field(default_factory=dict)  # each file's first day
 
     def accounting(self) -> dict[str, int | bool]:
         """The audited exports' rows: each made events, was a repeat, was mapped to no
@@ -106,14 +114,15 @@ class Translated:
             + counts["reported_without_events"])
         return counts
 
-    def named(self) -> list[tuple[LogSource, InputFile, RawFile]]:
+    def named(self) -> list[tuple[LogSource, InputFile, RawFile | spill.Spilled]]:
         """Each export file as the audit reads a log file: where it is, what it is (its
-        rows: the events made from it) and its events."""
+        rows: the events made from it) and its events (held, or spilled by table)."""
         out = []
-        for export, raw in zip(self.exports, self.raws(), strict=True):
+        held = self.spilled if self.spilled is not None else self.raws()
+        for export, raw in zip(self.exports, held, strict=True):
             source = _log_source(export)
             out.append((source, InputFile(export.path, source.encoding + (
-                ".gz" if source.gzip else ""), raw.frame.height, export.sha256, export.size),
+                ".gz" if source.gzip else ""), export.events, export.sha256, export.size),
                 raw))
         return out
 
@@ -131,12 +140,7 @@ class Translated:
         them; the format's columns the profile does not give are missing)."""
         out = []
         for export, events in zip(self.exports, self.events, strict=True):
-            # every column as text, but times every cell of which was read
-            frame = events.select(
-                *[pl.col(c) if c == "ts" and isinstance(events.schema[c], pl.Datetime)
-                  else pl.col(c).cast(pl.String) if c in events.columns
-                  else pl.lit(None, pl.String).alias(c) for c in v.COLUMNS],
-                pl.col(v.LINE).cast(pl.Int64))
+            frame = _as_log_rows(events)
             out.append(RawFile(frame, list(export.problems), 0, list(export.missing),
                                export.header_line))
         return out
@@ -167,13 +171,15 @@ def _made_columns(source: Source) -> set[str]:
 
 def translate(profile: Profile, arguments: list[str], context: list[str] = (),
               decks_of: Callable[[str], int | None] | None = None,
-              memory: int | None = None) -> Translated:
+              memory: int | None = None, workdir: Path | None = None) -> Translated:
     """Every file the arguments (then the context arguments) name, read through the
     profile, as one log: a table's rows in several files are one sequence. A SourceError
     where a file named itself has no source; a ProfileError where a file lacks a mapped
     column. `decks_of`: a blackjack table's decks (the house rules'), for the shuffles a
     coups source's new shoes make where it maps no `decks`. `memory`: the budget in bytes
-    the exports must be read within (a budget.BudgetError before any is read)."""
+    the exports are read within: held whole where they fit, else (with a `workdir`) read
+    a part of their tables at a time and spilled there, else a budget.BudgetError
+    before any is read."""
     exports, skipped = [], []
     audited = _exports(profile, list(arguments), skipped)
     later = _exports(profile, list(context), skipped)
@@ -181,13 +187,110 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     if both:
         raise SourceError(f"{sorted(both)[0]} is given both as a log to audit and as context")
     exports = [*audited, *later]
-    if memory is not None:
-        budget.exports_fit(sum(_text_bytes(e.path) for e in exports), memory)
     out = Translated(profile, exports, [], skipped, context_files=len(later))
     out.decks_of = decks_of
-    out.events = _translate_part(out, None)
+    text = sum(_text_bytes(e.path) for e in exports)
+    try:
+        if memory is not None:
+            budget.exports_fit(text, memory)
+        out.events = _translate_part(out, None)
+    except budget.BudgetError:
+        if workdir is None:
+            raise
+        _translate_in_parts(out, memory, workdir)
     _finish(out)
+    for export, spilled in zip(out.exports, out.spilled or [], strict=False):
+        # what the file itself holds is said with the first part of the audit
+        spilled.problems, spilled.missing = export.problems, export.missing
+        spilled.header_line = export.header_line
     return out
+
+
+# Bytes an export row takes, read and made into events, about (a device feed: 1.2 million
+# rows peaked at 1.8 GB with their audit)
+_ROW_BYTES = 1_500
+
+
+def _translate_in_parts(out: Translated, memory: int, workdir: Path) -> None:
+    """Exports too large to read whole, read a part of their tables at a time: each
+    file's events written by table to `workdir` (a table's rows, from every file, are
+    one part's). A file is read again for each part that holds its tables."""
+    counts = _tables_of_files(out)
+    room = max(1, (memory - budget.PROCESS_BYTES) // _ROW_BYTES)
+    sizes = counts.group_by("table_id").agg(pl.col("rows").sum()).sort(
+        "rows", "table_id", descending=[True, False])
+    parts: list[list[str]] = []
+    rows: list[int] = []
+    for table, length in sizes.iter_rows():
+        # the largest tables first, each to the part holding the fewest rows
+        lightest = min(range(len(parts)), key=rows.__getitem__) if parts else None
+        if lightest is None or rows[lightest] + length > room:
+            parts.append([])
+            rows.append(0)
+            lightest = len(parts) - 1
+        parts[lightest].append(table)
+        rows[lightest] += length
+    out.spilled = [spill.Spilled(workdir / f"export-{n}", n)
+                   for n in range(len(out.exports))]
+    for folder in out.spilled:
+        folder.folder.mkdir(parents=True, exist_ok=True)
+    naming = threading.Lock()
+    # files whose rows name no table are read with the first part
+    tableless = set(range(len(out.exports))) - set(counts["file"].to_list())
+    for number, tables in enumerate(parts or [[]]):
+        files = counts.filter(pl.col("table_id").is_in(tables))["file"].unique().to_list()
+        files = sorted(set(files) | (tableless if number == 0 else set()))
+        made = _translate_part(out, tables, files)
+        for n, events in enumerate(made):
+            if not events.height:
+                continue
+            frame = _as_log_rows(events)
+            out.table_rows.append(spill._write(frame, out.spilled[n], number, naming))
+            day = _first_day(frame)
+            if day is not None:
+                out.days[n] = min(day, out.days.get(n, day))
+
+
+def _tables_of_files(out: Translated) -> pl.DataFrame:
+    """(file, table_id, rows): the rows of each table in each export file, its table
+    column alone read (a file whose rows name no table counts under none)."""
+    found = []
+    for n, export in enumerate(out.exports):
+        source = export.source
+        mapping = source.columns.get("table_id")
+        kind = source.format_of(export.path.name)
+        try:
+            data = None if kind == "parquet" else text_of(export.path)
+            named = [mapping.column] if mapping is not None and mapping.column else None
+            raw = read_whole(export.path, source, named if kind == "jsonl" else None, data)
+            roots = sql_columns(source)
+            typed = read_typed(export.path, source, roots, data) if roots else None
+        except Exception:  # noqa: BLE001 - said where the file is read for its part
+            continue
+        if mapping is None:
+            continue
+        only = replace(source, columns={"table_id": mapping}, values={})
+        table = cells.raw_cells(raw, only, typed).get_column("table_id")
+        found.append(table.to_frame().group_by("table_id").len("rows").drop_nulls(
+            "table_id").with_columns(pl.lit(n).alias("file")))
+    schema = {"table_id": pl.String, "rows": pl.UInt32, "file": pl.Int64}
+    return pl.concat([pl.DataFrame(schema=schema),
+                      *[f.cast(schema).select(list(schema)) for f in found]])
+
+
+def _as_log_rows(events: pl.DataFrame) -> pl.DataFrame:
+    """A file's events as the rows of a log file: the format's columns as text (times
+    that were all read, as times), and `line`."""
+    return events.select(
+        *[pl.col(c) if c == "ts" and isinstance(events.schema[c], pl.Datetime)
+          else pl.col(c).cast(pl.String) if c in events.columns
+          else pl.lit(None, pl.String).alias(c) for c in v.COLUMNS],
+        pl.col(v.LINE).cast(pl.Int64))
+
+
+def _first_day(frame: pl.DataFrame) -> date | None:
+    found = frame.select(layouts.clock(frame).min()).item()
+    return found.date() if isinstance(found, datetime) else None
 
 
 def _translate_part(out: Translated, tables: list[str] | None,
