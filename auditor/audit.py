@@ -38,7 +38,8 @@ from .ingest import chunks, compact, spill, storage
 from .ingest.partition import Log, open_log, open_rows, open_spilled, relocated
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
-from .profiles.read import Translated, quiet
+from .profiles.read import quiet
+from .profiles.translated import Translated
 from .rules import catalog
 from .rulesets import Rulesets
 from .scope import Scope, Window, findings_in_scope

@@ -22,7 +22,7 @@ from ..ingest import vocabulary as v
 from ..ingest.problems import Problem
 from .layouts import FILE, ROW, clock
 from .model import Profile, Source
-from .read import Export, Translated
+from .translated import Export, Translated
 
 META = "_import.json"
 FINDINGS = "_import_findings.parquet"

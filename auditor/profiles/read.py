@@ -2,16 +2,17 @@
 its export file and line, and what could not be read, as input problems.
 
 Each file is read whole and its cells mapped at once (cells, times, cards); then the
-rows of each layout become events (layouts), numbered per table in the order the
-contract gives. The events of each file are then handed to the audit as that file's
-rows (`Translated.raws`), so that every finding points at the export's own line.
+rows of each layout become events (layouts; coups and wagers: coups), numbered per table
+in the order the contract gives. The events of each file are then handed to the audit as
+that file's rows (`Translated.raws`), so that every finding points at the export's own
+line; exports too large to hold are read a part of their tables at a time (parts).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 
@@ -21,15 +22,12 @@ from .. import budget
 from ..ingest import spill
 from ..ingest import vocabulary as v
 from ..ingest.chunks import GZIP_RATIO
-from ..ingest.partition import InputFile
 from ..ingest.problems import Problem
-from ..ingest.readers import RawFile
-from ..ingest.sources import Source as LogSource
 from ..ingest.sources import SourceError, sha256_of
 from ..rules import exports as ex
 from . import ProfileError, cells, layouts, times
-from . import blackjack as bj
-from .cards import codes, has_suits
+from .cards import codes
+from .coups import coup_events, wagers_without_coups
 from .files import (
     csv_header,
     csv_lines,
@@ -43,130 +41,19 @@ from .files import (
     sql_columns,
     text_of,
 )
-from .layouts import FILE, INSTANT, ROW, TABLE_ORDER
+from .layouts import FILE, ROW, TABLE_ORDER
 from .model import Cards, Profile, Source
-
-_TEXT = {c: pl.String for c in v.COLUMNS}
-
-
-@dataclass
-class Export:
-    """One export file and the source that reads it."""
-
-    path: Path
-    source: Source
-    rows: int = 0
-    sha256: str = ""
-    size: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    repeats: int = 0  # rows sent again (repeat_key), not read again
-    no_event: int = 0  # rows whose event is mapped to none
-    unread: int = 0  # rows that made no event, each reported (a coup or wager row)
-    missing: list[str] = field(default_factory=list)  # the format's columns it cannot give
-    header_line: int | None = None  # where a missing column would have been named
-    made: int = 0  # rows that made events
-    events: int = 0  # events made
-    given: set[str] = field(default_factory=set)  # the format's columns its events hold
-    seen: bool = False  # read once already (a log read in parts of tables reads it again)
-    # values no map covers, (column, value) -> [rows, first line, last line]; and rows
-    # whose repeat_key repeats with another cell different, [rows, first, last]
-    unmapped_found: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    differ_found: list[int] = field(default_factory=list)
-
-
-@dataclass
-class Translated:
-    profile: Profile
-    exports: list[Export]
-    events: list[pl.DataFrame]  # per export file: its events, the format's columns as text
-    skipped: list[Path]  # files of a folder or glob that no source reads
-    # (file, line, field) of cells whose value no map covers: their rows' own findings
-    # are said once by that value's finding
-    unmapped: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
-        schema={FILE: pl.Int32, v.LINE: pl.Int64, "field": pl.String}))
-    # per table: the layouts and card notations its rows come through
-    tables: dict[str, set[str]] = field(default_factory=dict)
-    context_files: int = 0  # the last exports are context (--context)
-    decks_of: Callable[[str], int | None] | None = None  # a blackjack table's decks
-    # (table_id, shoe_id, round) of rounds with a settlement of no recorded order
-    unordered: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
-        schema={"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}))
-    # a log too large to hold whole: each file's events written by table, a part of its
-    # tables at a time (spill.Spilled), with the rows per table and each file's first day
-    spilled: list[spill.Spilled] | None = None
-    table_rows: list[pl.DataFrame] = field(default_factory=list)
-    days: dict[int, date] = field(default_factory=dict)  # each file's first day
-
-    def accounting(self) -> dict[str, int | bool]:
-        """The audited exports' rows: each made events, was a repeat, was mapped to no
-        event, or made none and was reported (summary.json `rows.export`)."""
-        audited = self.exports[:len(self.exports) - self.context_files]
-        counts = {
-            "read": sum(e.rows for e in audited),
-            "made_events": sum(e.made for e in audited),
-            "events": sum(e.events for e in audited),
-            "repeats": sum(e.repeats for e in audited),
-            "no_event": sum(e.no_event for e in audited),
-            "reported_without_events": sum(e.unread for e in audited),
-        }
-        counts["balanced"] = counts["read"] == (
-            counts["made_events"] + counts["repeats"] + counts["no_event"]
-            + counts["reported_without_events"])
-        return counts
-
-    def named(self) -> list[tuple[LogSource, InputFile, RawFile | spill.Spilled]]:
-        """Each export file as the audit reads a log file: where it is, what it is (its
-        rows: the events made from it) and its events (held, or spilled by table)."""
-        out = []
-        held = self.spilled if self.spilled is not None else self.raws()
-        for export, raw in zip(self.exports, held, strict=True):
-            source = _log_source(export)
-            out.append((source, InputFile(export.path, source.encoding + (
-                ".gz" if source.gzip else ""), export.events, export.sha256, export.size),
-                raw))
-        return out
-
-    @property
-    def sources(self) -> list[LogSource]:
-        """The exports audited (not context), as log sources."""
-        return [_log_source(e) for e in self.exports[:len(self.exports) - self.context_files]]
-
-    @property
-    def context(self) -> list[LogSource]:
-        return [_log_source(e) for e in self.exports[len(self.exports) - self.context_files:]]
-
-    def raws(self) -> list[RawFile]:
-        """Each export file's events as the rows of a log file (its own problems with
-        them; the format's columns the profile does not give are missing)."""
-        out = []
-        for export, events in zip(self.exports, self.events, strict=True):
-            frame = _as_log_rows(events)
-            out.append(RawFile(frame, list(export.problems), 0, list(export.missing),
-                               export.header_line))
-        return out
-
-
-def _lines_text(first: int, last: int) -> str:
-    return f"line {first}" if first == last else f"lines {first} to {last}"
-
-
-def _rows_text(rows: int) -> str:
-    return "1 row has" if rows == 1 else f"{rows} rows have"
-
-
-def _log_source(export: Export) -> LogSource:
-    kind = export.source.format_of(export.path.name) or "csv"
-    return LogSource(export.path, kind, export.path.name.lower().endswith(".gz"))
-
-
-def _made_columns(source: Source) -> set[str]:
-    """The format's columns a source gives by its layout, mapped or not."""
-    made = {"table_id", "game", "shoe_id", "round", "seq", "event"}
-    if source.layout == "coups":
-        made |= {"target", "card", "decks"} if source.shoe_starts else {"target", "card"}
-    if source.layout == "wagers":
-        made |= {"seat", "bet", "amount", "mode"}
-    return made | set(source.columns)
+from .parts import translate_in_parts
+from .translated import (
+    TEXT,
+    Export,
+    Translated,
+    as_log_rows,
+    lines_text,
+    made_columns,
+    note_table,
+    rows_text,
+)
 
 
 def translate(profile: Profile, arguments: list[str], context: list[str] = (),
@@ -180,7 +67,7 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     the exports are read within: held whole where they fit, else (with a `workdir`) read
     a part of their tables at a time and spilled there, else a budget.BudgetError
     before any is read."""
-    exports, skipped = [], []
+    skipped: list[Path] = []
     audited = _exports(profile, list(arguments), skipped)
     later = _exports(profile, list(context), skipped)
     both = {str(e.path) for e in audited} & {str(e.path) for e in later}
@@ -197,7 +84,7 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     except budget.BudgetError:
         if workdir is None:
             raise
-        _translate_in_parts(out, memory, workdir)
+        translate_in_parts(out, memory, workdir, _translate_part)
     _finish(out)
     for export, spilled in zip(out.exports, out.spilled or [], strict=False):
         # what the file itself holds is said with the first part of the audit
@@ -244,7 +131,7 @@ def _translate_in_parts(out: Translated, memory: int, workdir: Path) -> None:
         for n, events in enumerate(made):
             if not events.height:
                 continue
-            frame = _as_log_rows(events)
+            frame = as_log_rows(events)
             out.table_rows.append(spill._write(frame, out.spilled[n], number, naming))
             day = _first_day(frame)
             if day is not None:
@@ -278,16 +165,6 @@ def _tables_of_files(out: Translated) -> pl.DataFrame:
                       *[f.cast(schema).select(list(schema)) for f in found]])
 
 
-def _as_log_rows(events: pl.DataFrame) -> pl.DataFrame:
-    """A file's events as the rows of a log file: the format's columns as text (times
-    that were all read, as times), and `line`."""
-    return events.select(
-        *[pl.col(c) if c == "ts" and isinstance(events.schema[c], pl.Datetime)
-          else pl.col(c).cast(pl.String) if c in events.columns
-          else pl.lit(None, pl.String).alias(c) for c in v.COLUMNS],
-        pl.col(v.LINE).cast(pl.Int64))
-
-
 def _first_day(frame: pl.DataFrame) -> date | None:
     found = frame.select(layouts.clock(frame).min()).item()
     return found.date() if isinstance(found, datetime) else None
@@ -309,11 +186,11 @@ def _translate_part(out: Translated, tables: list[str] | None,
     if by_layout["events"]:
         made.append(_events(out, pl.concat(by_layout["events"], how="diagonal_relaxed"), paths))
     if by_layout["coups"]:
-        made.append(_coups(out, by_layout, paths))
+        made.append(coup_events(out, by_layout, paths))
     elif by_layout["wagers"]:
-        _wagers_without_coups(out, pl.concat(by_layout["wagers"], how="diagonal_relaxed"))
+        wagers_without_coups(out, pl.concat(by_layout["wagers"], how="diagonal_relaxed"))
     every = pl.concat(made, how="diagonal_relaxed") if made else pl.DataFrame(
-        schema={**_TEXT, v.LINE: pl.Int64, FILE: pl.Int32, ROW: pl.Int64})
+        schema={**TEXT, v.LINE: pl.Int64, FILE: pl.Int32, ROW: pl.Int64})
     parts = every.partition_by(FILE, as_dict=True, maintain_order=True)
     found = []
     for n, export in enumerate(exports):
@@ -337,13 +214,13 @@ def _finish(out: Translated) -> None:
             export.problems.append(Problem(
                 ex.VALUE_NOT_MAPPED.id, first, column, value,
                 f"a value [source.values.{column}] lists",
-                f"{_rows_text(rows)} {column} {value!r}, which the source "
-                f"{source.name!r} does not map ({_lines_text(first, last)}); "
+                f"{rows_text(rows)} {column} {value!r}, which the source "
+                f"{source.name!r} does not map ({lines_text(first, last)}); "
                 + (f"each such {what} is" if rows > 1 else f"the {what} is")
                 + f" read as {read}."))
         if export.differ_found:
             _differing(export, source.repeat_key, *export.differ_found)
-        made = _made_columns(source)
+        made = made_columns(source)
         export.missing = [c for c in v.COLUMNS if c not in export.given and c not in made]
         if source.format_of(export.path.name) == "csv":
             export.header_line = 1
@@ -576,14 +453,6 @@ def _check_kinds(out: Translated, by_layout: dict) -> None:
                            "a table's rows come from sources of one kind")
 
 
-def _note(out: Translated, frame: pl.DataFrame, layout: str, cards: Cards | None) -> None:
-    """What the table's rows come through: the layout, and a notation without suits."""
-    for table in frame["table_id"].drop_nulls().unique().to_list():
-        out.tables.setdefault(table, set()).add(layout)
-        if not has_suits(cards):
-            out.tables[table].add("notation:suitless")
-
-
 # --- events
 
 
@@ -607,7 +476,7 @@ def _events(out: Translated, rows: pl.DataFrame, paths: list[str]) -> pl.DataFra
     if "round" not in mapped:
         rows = layouts.derived_rounds(rows)
     for source in sources.values():
-        _note(out, rows.filter(pl.col(FILE).is_in(
+        note_table(out, rows.filter(pl.col(FILE).is_in(
             [n for n, e in enumerate(out.exports) if e.source is source])), "events",
             source.cards)
         if "seq" not in source.columns:
@@ -661,256 +530,8 @@ def _differing(export: Export, key: tuple[str, ...], count: int, first: int,
     export.problems.append(Problem(
         ex.REPEAT_KEY_DIFFERS.id, first, None, str(count),
         "a repeated key with every cell the same",
-        f"{said} with another cell different ({_lines_text(first, last)}); "
+        f"{said} with another cell different ({lines_text(first, last)}); "
         + ("each was" if count > 1 else "it was") + " read as a record of its own."))
-
-
-# --- coups and wagers
-
-
-def _coups(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFrame:
-    coups = pl.concat(by_layout["coups"], how="diagonal_relaxed")
-    for c in ("table_id", "shoe_id", "round", "ts"):
-        if c not in coups.columns:
-            coups = coups.with_columns(pl.lit(None, pl.String).alias(c))
-    keyed = pl.all_horizontal(pl.col("table_id", "shoe_id", "round").is_not_null())
-    for row in coups.filter(~keyed).select(FILE, v.LINE).iter_rows():
-        out.exports[row[0]].problems.append(Problem(
-            ex.COUP_WITHOUT_KEY.id, row[1], None, None, "a table_id, shoe_id and round",
-            "The coup row has no table_id, shoe_id or round; it makes no events."))
-        out.exports[row[0]].unread += 1
-    coups = layouts.file_order(coups.filter(keyed), paths).sort("table_id", TABLE_ORDER)
-    coups = coups.with_columns(_round_number())
-    # a baccarat round given twice: the second row is reported and the round withheld
-    baccarat = [n for n, e in enumerate(out.exports) if e.source.game == "baccarat"]
-    again = (pl.int_range(pl.len()).over("table_id", "shoe_id", "round") > 0) & pl.col(
-        FILE).is_in(baccarat)
-    # a blackjack round is its rows wherever they lie: in the place of its first
-    first = pl.col(TABLE_ORDER).min().over("table_id", "shoe_id", "round")
-    coups = coups.with_columns(again.alias("_again"), first.alias(TABLE_ORDER))
-    made, anchors = [], []
-    for number, export in enumerate(out.exports):
-        source = export.source
-        mine = coups.filter(pl.col(FILE) == number)
-        if source.layout != "coups" or not mine.height:
-            continue
-        for line in mine.filter("_again")[v.LINE].to_list():
-            export.problems.append(Problem(
-                ex.COUP_GIVEN_TWICE.id, line, "round", None, "one row per round",
-                "The round is given by an earlier coup row too; it is withheld."))
-        if source.shoe_starts:
-            mine = mine.with_columns(layouts.new_shoes(mine).alias("_new_shoe"),
-                                     _decks(out, mine, source).alias("_decks"))
-        if source.game == "blackjack":
-            _dealer_cards_differ(export, mine)
-            events, marks = _blackjack_coups(mine, source)
-            anchors.append(marks)
-            made.append(events)
-            _note(out, mine, "coups", source.cards)
-            _note(out, mine, "decisions", None)
-            _mark_shoe_starts(out, mine, source)
-            continue
-        mine = mine.with_columns(pl.col(f"_card:{c}").alias(c) for c in
-                                 (*source.cards.player, *source.cards.banker))
-        events = layouts.coup_events(mine, list(source.cards.player), list(source.cards.banker),
-                                     "winner" in source.columns, bool(source.shoe_starts))
-        # the second row of a round given twice keeps only its round_start, which
-        # carries its finding and withholds the round
-        again = mine.filter("_again").select(FILE, ROW)
-        events = events.join(again.with_columns(pl.lit(True).alias("_dup")), on=[FILE, ROW],
-                             how="left").filter(
-            pl.col("_dup").is_null() | (pl.col("event") == "round_start")).drop("_dup")
-        made.append(events)
-        _note(out, mine, "coups", source.cards)
-        _mark_shoe_starts(out, mine, source)
-    events = pl.concat(made, how="diagonal_relaxed")
-    if by_layout["wagers"]:
-        wagers = pl.concat(by_layout["wagers"], how="diagonal_relaxed")
-        marks = pl.concat(anchors, how="diagonal_relaxed") if anchors else None
-        events = pl.concat([events, _joined_wagers(out, wagers, coups.filter(~pl.col("_again")),
-                                                   marks)], how="diagonal_relaxed")
-    return layouts.numbered_made(events)
-
-
-def _dealer_cards_differ(export: Export, mine: pl.DataFrame) -> None:
-    """Rows of a blackjack round whose dealer_cards differ from its first row's: each
-    reported at its line, which withholds the round."""
-    first = pl.col("_dealer").sort_by(FILE, ROW).first().over("table_id", "shoe_id", "round")
-    differ = mine.filter(pl.col("_dealer") != first)
-    for line, round_ in differ.select(v.LINE, "round").iter_rows():
-        export.problems.append(Problem(
-            ex.DEALER_CARDS_DIFFER.id, line, "dealer_cards", None,
-            "the dealer's cards of the round's first row",
-            f"The row's dealer_cards differ from those of round {round_}'s first row; the "
-            "round is withheld."))
-
-
-def _decks(out: Translated, mine: pl.DataFrame, source: Source) -> pl.Expr:
-    """The decks of a shoe a coups row begins: the mapped column, else for blackjack the
-    house rules' table decks."""
-    if "decks" in mine.columns:
-        return pl.col("decks")
-    if source.game != "blackjack" or out.decks_of is None:
-        return pl.lit(None, pl.String)
-    tables = mine["table_id"].unique().to_list()
-    decks = {t: None if out.decks_of(t) is None else str(out.decks_of(t)) for t in tables}
-    return pl.col("table_id").replace_strict(decks, default=None, return_dtype=pl.String)
-
-
-def _round_number() -> pl.Expr:
-    """A round's cell by value where it is a whole number (`07` is round 7, in a coup and
-    in the wager that joins it), else as written (for its finding)."""
-    text = pl.col("round").str.strip_chars()
-    return pl.coalesce(text.cast(pl.Int64, strict=False).cast(pl.String), text).alias("round")
-
-
-def _mark_shoe_starts(out: Translated, mine: pl.DataFrame, source: Source) -> None:
-    if source.shoe_starts:
-        for table in mine["table_id"].unique().to_list():
-            out.tables[table].add("shoe_starts")
-
-
-def _blackjack_coups(mine: pl.DataFrame, source: Source) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """A blackjack coups source's rows as events (and where its wagers go)."""
-    mine = mine.with_columns(
-        pl.col("seat").cast(pl.Int64, strict=False),
-        (pl.col("hand") if "hand" in mine.columns else pl.lit("1")).cast(
-            pl.Int64, strict=False).fill_null(1).alias("hand"))
-    events, marks = bj.coup_events(mine)
-    if source.shoe_starts:
-        shuffles = mine.filter("_new_shoe").select(
-            "table_id", "game", "shoe_id", v.LINE, FILE, ROW, TABLE_ORDER, "ts",
-            pl.col("_decks").alias("decks")).with_columns(
-            pl.lit("shuffle").alias("event"), pl.lit("0").alias("round"),
-            pl.lit(layouts.SHUFFLE).alias(layouts.SLOT))
-        events = pl.concat([events, shuffles], how="diagonal_relaxed")
-    events = events.with_columns(pl.col("seat", "hand").cast(pl.String))
-    return events, marks
-
-
-def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
-                   anchors: pl.DataFrame | None) -> pl.DataFrame:
-    """Each wagers row with its round (by round or by time), as events where the game
-    puts them; a row that finds none is reported at its line. `anchors`: where a
-    blackjack round's decisions place its wagers."""
-    for c in ("table_id", "shoe_id", "round", "ts", "settle_order", "vig_order", "vig_mode"):
-        if c not in wagers.columns:
-            wagers = wagers.with_columns(pl.lit(None, pl.String).alias(c))
-    given = coups["table_id"].unique()
-    elsewhere = wagers.filter(~pl.col("table_id").is_in(given.implode()))
-    _report_tables_without_coups(out, elsewhere)
-    wagers = wagers.filter(pl.col("table_id").is_in(given.implode())).with_columns(
-        _round_number())
-    rounds = coups.select("table_id", "shoe_id", "round", "game", TABLE_ORDER, INSTANT,
-                          pl.col("ts").alias("_round_ts"),
-                          *(["_end"] if "_end" in coups.columns else [])).sort(
-        TABLE_ORDER, INSTANT, nulls_last=True).unique(["table_id", "shoe_id", "round"],
-                                                      keep="first", maintain_order=True)
-    joined = []
-    for number, export in enumerate(out.exports):
-        mine = wagers.filter(pl.col(FILE) == number)
-        if export.source.layout != "wagers" or not mine.height:
-            continue
-        if export.source.join == "round":
-            found = mine.drop("game", strict=False).join(
-                rounds.drop(INSTANT, "_end", strict=False).with_columns(
-                    pl.col("round").alias("_round")),
-                on=["table_id", "shoe_id", "round"], how="left")
-        else:
-            found = _by_time(mine, rounds)
-        lost = found.filter(pl.col(TABLE_ORDER).is_null())
-        for line in lost[v.LINE].to_list():
-            export.problems.append(Problem(
-                ex.WAGER_WITHOUT_ROUND.id, line, None, None, "a round of the table",
-                "The wager row finds no round of its table"
-                + (" with its shoe and round." if export.source.join == "round"
-                   else " under way at its time.")))
-        export.unread += lost.height
-        # a row without a time of its own takes its round's (the timing is presumed)
-        found = found.filter(pl.col(TABLE_ORDER).is_not_null())
-        if found.schema["ts"] != found.schema["_round_ts"]:
-            found = found.with_columns(pl.col("ts", "_round_ts").cast(pl.String))
-        found = found.with_columns(pl.coalesce("ts", "_round_ts").alias("ts"))
-        joined.append(found)
-        for table in found["table_id"].unique().to_list():
-            out.tables.setdefault(table, set()).add("wagers")
-            if "settle_order" in export.source.columns:
-                out.tables[table].add("settle_order")
-            if "vig_order" in export.source.columns or "vig" not in export.source.columns:
-                out.tables[table].add("vig_order")
-    if not joined:
-        return pl.DataFrame()
-    frame = pl.concat(joined, how="diagonal_relaxed")
-    has_vig_order = any("vig_order" in e.source.columns for e in out.exports)
-    blackjack = pl.col("game") == "blackjack"
-    events = [layouts.wager_events(frame.filter(~blackjack), has_vig_order)]
-    if anchors is not None and frame.filter(blackjack).height:
-        events.append(bj.wager_events(frame.filter(blackjack), anchors))
-    return _order_not_recorded(out, pl.concat(events, how="diagonal_relaxed"))
-
-
-def _order_not_recorded(out: Translated, events: pl.DataFrame) -> pl.DataFrame:
-    """Rounds where a settlement has no settle_order (or a vig no vig_order): their order
-    of settlement is not evidenced (noted per table and round)."""
-    ordered = events.filter(pl.col("_kind").is_not_null())
-    # a settlement without its place, or two in one place: laid in row order, the
-    # order is not evidenced for the round
-    shared = pl.len().over("table_id", "shoe_id", "round", layouts.SUB) > 1
-    blank = ordered.filter(pl.col(layouts.SUB).is_null() | shared)
-    out.unordered = pl.concat([out.unordered, blank.select(
-        "table_id", "shoe_id", pl.col("round").cast(pl.Int64, strict=False)).unique()]
-    ).unique()
-    return events
-
-
-def _by_time(wagers: pl.DataFrame, rounds: pl.DataFrame) -> pl.DataFrame:
-    """join = "time": the latest round of the table begun at or before the row's time (to
-    the second), if the row is not after that round's end (its end_ts, else the next
-    round's start)."""
-    second = pl.col(INSTANT).dt.truncate("1s")
-    ends = rounds.sort("table_id", INSTANT).with_columns(
-        pl.col(INSTANT).shift(-1).over("table_id").alias("_next"))
-    end = pl.coalesce("_end", "_next") if "_end" in ends.columns else pl.col("_next")
-    ends = ends.with_columns(end.dt.truncate("1s").alias("_until"),
-                             second.alias("_from")).drop_nulls("_from").sort("_from")
-    keyed = wagers.drop("shoe_id", "round", "game", strict=False).with_columns(
-        second.alias("_at"))
-    timed = keyed.filter(pl.col("_at").is_not_null()).sort("_at")
-    found = timed.join_asof(ends.select("table_id", "shoe_id", "round", "game", TABLE_ORDER,
-                                        "_round_ts",
-                                        "_from", "_until"),
-                            left_on="_at", right_on="_from", by="table_id",
-                            strategy="backward", check_sortedness=False)
-    late = pl.col("_until").is_not_null() & (pl.col("_at") > pl.col("_until"))
-    found = found.with_columns(pl.when(late).then(None).otherwise(pl.col(TABLE_ORDER))
-                               .alias(TABLE_ORDER))
-    untimed = keyed.filter(pl.col("_at").is_null())
-    return pl.concat([found, untimed], how="diagonal_relaxed").sort(FILE, ROW).drop(
-        "_at", "_from", "_until", strict=False)
-
-
-def _report_tables_without_coups(out: Translated, rows: pl.DataFrame) -> None:
-    """Wagers rows of a table no coups source gives: one finding per file and table."""
-    if not rows.height:
-        return
-    summary = rows.group_by(FILE, "table_id").agg(
-        pl.len().alias("rows"), pl.col(v.LINE).min().alias("first"),
-        pl.col(v.LINE).max().alias("last"))
-    for number, table, count, first, last in summary.iter_rows():
-        out.exports[number].unread += count
-        out.exports[number].problems.append(Problem(
-            ex.WAGER_WITHOUT_ROUND.id, first, "table_id", table,
-            "a table a coups source gives",
-            f"{count} wager row{'s' if count > 1 else ''} of table {table} "
-            f"({_lines_text(first, last)}) find{'' if count > 1 else 's'} no round: no coups "
-            "source gives that table."))
-
-
-def _wagers_without_coups(out: Translated, wagers: pl.DataFrame) -> None:
-    if "table_id" not in wagers.columns:
-        wagers = wagers.with_columns(pl.lit(None, pl.String).alias("table_id"))
-    _report_tables_without_coups(out, wagers)
-
 
 
 # Findings a cell made empty by an unmapped value would give its row: said once already
