@@ -197,6 +197,24 @@ banker = ["B1", "B2"]
 """
 
 
+# a wagers source joined to _COUPS by round (more columns may follow)
+_WAGERS = """
+[[source]]
+name = "wagers"
+files = ["wagers*.csv"]
+layout = "wagers"
+
+[source.columns]
+table_id = "T"
+shoe_id = "S"
+round = "R"
+seat = "Seat"
+bet = "Bet"
+amount = "Amt"
+pay = "Pay"
+"""
+
+
 def _audit(tmp_path: Path, files: dict[str, str], profile: str = _COUPS, *more: str):
     (tmp_path / "profile.toml").write_text(profile)
     for name, text in files.items():
@@ -422,23 +440,7 @@ def test_a_csv_header_naming_a_column_twice_is_exit_2(tmp_path):
 
 
 def test_settlements_in_one_place_leave_the_rounds_order_not_judged(tmp_path):
-    profile = _COUPS + """
-[[source]]
-name = "wagers"
-files = ["wagers*.csv"]
-layout = "wagers"
-
-[source.columns]
-table_id = "T"
-shoe_id = "S"
-round = "R"
-seat = "Seat"
-bet = "Bet"
-amount = "Amt"
-pay = "Pay"
-collect = "Lost"
-settle_order = "At"
-"""
+    profile = _COUPS + _WAGERS + 'collect = "Lost"\nsettle_order = "At"\n'
     coups = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
              "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n"
              "BAC-01,S1,2,2026-11-01T20:01:00,P,9,7,7S,2H,3D,4C\n")
@@ -574,21 +576,7 @@ def test_an_imported_rows_findings_point_at_the_export_where_the_files_are_audit
 
 
 def test_a_wager_joins_its_round_by_the_rounds_number(tmp_path):
-    profile = _COUPS + """
-[[source]]
-name = "wagers"
-files = ["wagers*.csv"]
-layout = "wagers"
-
-[source.columns]
-table_id = "T"
-shoe_id = "S"
-round = "R"
-seat = "Seat"
-bet = "Bet"
-amount = "Amt"
-pay = "Pay"
-"""
+    profile = _COUPS + _WAGERS
     coups = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
              "BAC-01,S1,07,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n")
     wagers = "T,S,R,Seat,Bet,Amt,Pay\nBAC-01,S1,7,1,player,25,25\n"

@@ -10,16 +10,13 @@ line; exports too large to hold are read a part of their tables at a time (parts
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
 
 from .. import budget
-from ..ingest import spill
 from ..ingest import vocabulary as v
 from ..ingest.chunks import GZIP_RATIO
 from ..ingest.problems import Problem
@@ -48,7 +45,6 @@ from .translated import (
     TEXT,
     Export,
     Translated,
-    as_log_rows,
     lines_text,
     made_columns,
     note_table,
@@ -91,83 +87,6 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
         spilled.problems, spilled.missing = export.problems, export.missing
         spilled.header_line = export.header_line
     return out
-
-
-# Bytes an export row takes, read and made into events, about (a device feed: 1.2 million
-# rows peaked at 1.8 GB with their audit)
-_ROW_BYTES = 1_500
-
-
-def _translate_in_parts(out: Translated, memory: int, workdir: Path) -> None:
-    """Exports too large to read whole, read a part of their tables at a time: each
-    file's events written by table to `workdir` (a table's rows, from every file, are
-    one part's). A file is read again for each part that holds its tables."""
-    counts = _tables_of_files(out)
-    room = max(1, (memory - budget.PROCESS_BYTES) // _ROW_BYTES)
-    sizes = counts.group_by("table_id").agg(pl.col("rows").sum()).sort(
-        "rows", "table_id", descending=[True, False])
-    parts: list[list[str]] = []
-    rows: list[int] = []
-    for table, length in sizes.iter_rows():
-        # the largest tables first, each to the part holding the fewest rows
-        lightest = min(range(len(parts)), key=rows.__getitem__) if parts else None
-        if lightest is None or rows[lightest] + length > room:
-            parts.append([])
-            rows.append(0)
-            lightest = len(parts) - 1
-        parts[lightest].append(table)
-        rows[lightest] += length
-    out.spilled = [spill.Spilled(workdir / f"export-{n}", n)
-                   for n in range(len(out.exports))]
-    for folder in out.spilled:
-        folder.folder.mkdir(parents=True, exist_ok=True)
-    naming = threading.Lock()
-    # files whose rows name no table are read with the first part
-    tableless = set(range(len(out.exports))) - set(counts["file"].to_list())
-    for number, tables in enumerate(parts or [[]]):
-        files = counts.filter(pl.col("table_id").is_in(tables))["file"].unique().to_list()
-        files = sorted(set(files) | (tableless if number == 0 else set()))
-        made = _translate_part(out, tables, files)
-        for n, events in enumerate(made):
-            if not events.height:
-                continue
-            frame = as_log_rows(events)
-            out.table_rows.append(spill._write(frame, out.spilled[n], number, naming))
-            day = _first_day(frame)
-            if day is not None:
-                out.days[n] = min(day, out.days.get(n, day))
-
-
-def _tables_of_files(out: Translated) -> pl.DataFrame:
-    """(file, table_id, rows): the rows of each table in each export file, its table
-    column alone read (a file whose rows name no table counts under none)."""
-    found = []
-    for n, export in enumerate(out.exports):
-        source = export.source
-        mapping = source.columns.get("table_id")
-        kind = source.format_of(export.path.name)
-        try:
-            data = None if kind == "parquet" else text_of(export.path)
-            named = [mapping.column] if mapping is not None and mapping.column else None
-            raw = read_whole(export.path, source, named if kind == "jsonl" else None, data)
-            roots = sql_columns(source)
-            typed = read_typed(export.path, source, roots, data) if roots else None
-        except Exception:  # noqa: BLE001 - said where the file is read for its part
-            continue
-        if mapping is None:
-            continue
-        only = replace(source, columns={"table_id": mapping}, values={})
-        table = cells.raw_cells(raw, only, typed).get_column("table_id")
-        found.append(table.to_frame().group_by("table_id").len("rows").drop_nulls(
-            "table_id").with_columns(pl.lit(n).alias("file")))
-    schema = {"table_id": pl.String, "rows": pl.UInt32, "file": pl.Int64}
-    return pl.concat([pl.DataFrame(schema=schema),
-                      *[f.cast(schema).select(list(schema)) for f in found]])
-
-
-def _first_day(frame: pl.DataFrame) -> date | None:
-    found = frame.select(layouts.clock(frame).min()).item()
-    return found.date() if isinstance(found, datetime) else None
 
 
 def _translate_part(out: Translated, tables: list[str] | None,
