@@ -50,7 +50,7 @@ def _audits(folder: Path):
 
 
 def _sorted(frame: pl.DataFrame) -> list[dict]:
-    return frame.sort(KEY, nulls_last=True).to_dicts()
+    return frame.sort(frame.columns, nulls_last=True).to_dicts()
 
 
 def _expressible(truth: pl.DataFrame, coverage) -> pl.DataFrame:
@@ -613,3 +613,23 @@ def test_exports_too_large_to_hold_are_read_a_part_of_tables_at_a_time(tmp_path,
     assert two.findings.to_dicts() == one.findings.to_dicts()
     assert parts.accounting() == whole.accounting()
     assert two.coverage.as_dict() == one.coverage.as_dict()
+
+
+@pytest.mark.parametrize("game", ["baccarat", "blackjack"])
+def test_a_feed_without_shoe_or_round_finds_what_it_finds_with_them(tmp_path, game):
+    """Shoes derived from the shuffles and rounds from the round_starts (export-profiles-
+    v1, Layouts): the same findings at the same lines as where the feed names them."""
+    _day(tmp_path, game, 13, 0.2, "events", rounds=120)
+    rs = load_rulesets()
+    house = load_house(tmp_path / "house.toml", rs, on=date(2026, 11, 1))
+    profile = tmp_path / "x" / "profile.toml"
+    named = translate(load_profile(profile), [str(tmp_path / "x")])
+    text = profile.read_text().replace('shoe_id = "Shoe"\n', "").replace('round = "Coup"\n', "")
+    profile.write_text(text)
+    derived = translate(load_profile(profile), [str(tmp_path / "x")])
+    key = ["rule_id", "table_id", "round", "file", "line"]
+    one = audit.run(named.sources, house, rs, export=named).findings
+    two = audit.run(derived.sources, house, rs, export=derived).findings
+    assert one.height
+    assert _sorted(two.select(key)) == _sorted(one.select(key))
+    assert two["shoe_id"].drop_nulls().str.contains("@").all()
