@@ -35,7 +35,7 @@ from .audit_part import (
 from .coverage import Coverage, of_log
 from .house import HouseRules
 from .ingest import chunks, compact, spill, storage
-from .ingest.partition import Log, open_log, open_rows, open_spilled, relocated
+from .ingest.partition import Log, dealt, open_log, open_rows, open_spilled, relocated
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
 from .profiles.read import quiet
@@ -116,23 +116,7 @@ def _parts(log: Log, part_rows: int | None = None,
     part_rows = min(PART_ROWS, part_rows or PART_ROWS)
     if slots <= 1 and log.table_rows["rows"].sum() <= part_rows:
         return [None]
-    sizes = log.table_rows.filter(pl.col("table_id").is_not_null()).sort(
-        "rows", "table_id", descending=[True, False])
-    total = int(sizes["rows"].sum())
-    count = max(min(slots, sizes.height), -(-total // max(part_rows, 1)), 1)
-    # the largest tables first, each to the part holding the fewest rows: parts about
-    # equal, so that workers finish together; a part full at part_rows takes no more
-    parts: list[list[str]] = [[] for _ in range(count)]
-    rows = [0] * count
-    for table_id, length in sizes.select("table_id", "rows").iter_rows():
-        lightest = min(range(len(parts)), key=rows.__getitem__)
-        if parts[lightest] and rows[lightest] + length > part_rows:
-            parts.append([])
-            rows.append(0)
-            lightest = len(parts) - 1
-        parts[lightest].append(table_id)
-        rows[lightest] += length
-    return sorted((sorted(p) for p in parts if p), key=lambda p: p[0]) or [[]]
+    return dealt(log.table_rows, part_rows, slots)
 
 
 # The worker's allocator (polars' jemalloc) keeps freed memory for 2 s before giving

@@ -82,7 +82,7 @@ class Coverage:
 
     def missing(self, rule: Rule, table: str) -> list[str]:
         """The evidence `rule` needs that `table`'s log does not record."""
-        game, has = self.tables[table]
+        _, has = self.tables[table]
         return [n for n in rule.needs if n not in has]
 
     def applies(self, rule: Rule, table: str) -> bool:

@@ -420,6 +420,29 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
         yield RawFile(piece, [], 0, held.missing if offset == 0 else [])
 
 
+def dealt(table_rows: pl.DataFrame, part_rows: int, count: int = 1) -> list[list[str]]:
+    """Tables (`table_id`, `rows`) in parts of at most `part_rows` rows (a larger table is
+    a part of its own), at least `count` of them where there are as many tables: the
+    largest tables first, each to the part holding the fewest rows, so that parts are
+    about equal; a part full at part_rows takes no more. Each part's tables sorted, the
+    parts by their first."""
+    sizes = table_rows.filter(pl.col(TABLE).is_not_null()).sort(
+        "rows", TABLE, descending=[True, False])
+    total = int(sizes["rows"].sum())
+    count = max(min(count, sizes.height), -(-total // max(part_rows, 1)), 1)
+    parts: list[list[str]] = [[] for _ in range(count)]
+    rows = [0] * count
+    for table_id, length in sizes.select(TABLE, "rows").iter_rows():
+        lightest = min(range(len(parts)), key=rows.__getitem__)
+        if parts[lightest] and rows[lightest] + length > part_rows:
+            parts.append([])
+            rows.append(0)
+            lightest = len(parts) - 1
+        parts[lightest].append(table_id)
+        rows[lightest] += length
+    return sorted((sorted(p) for p in parts if p), key=lambda p: p[0]) or [[]]
+
+
 def open_spilled(named: list[tuple[Source, InputFile, spill.Spilled]],
                  counts: list[pl.DataFrame], days: dict[int, date]) -> Log:
     """A log of rows already read and spilled by table (exports too large to hold,

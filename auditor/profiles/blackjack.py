@@ -20,7 +20,16 @@ from __future__ import annotations
 import polars as pl
 
 from ..ingest import vocabulary as v
-from .layouts import FILE, ROW, SLOT, SUB, TABLE_ORDER
+from .layouts import (
+    FILE,
+    ROW,
+    SETTLEMENTS,
+    SLOT,
+    SUB,
+    TABLE_ORDER,
+    order_values,
+    settled_cell,
+)
 
 ROUND_KEY = ["table_id", "shoe_id", "round"]
 # a blackjack round's places, in order
@@ -248,8 +257,6 @@ def wager_events(wagers: pl.DataFrame, anchors: pl.DataFrame) -> pl.DataFrame:
     or split wager after the decision it follows, insurance after the first deal and its
     settlement at the check for a blackjack, a surrendered hand's settlement at the
     surrender, every other settlement after the dealer's play, in `settle_order`."""
-    from .layouts import SETTLEMENTS, order_values
-
     keep = _keep()
     wagers = wagers.with_columns(
         pl.col("seat").cast(pl.Int64, strict=False).alias("_seat"),
@@ -277,9 +284,7 @@ def wager_events(wagers: pl.DataFrame, anchors: pl.DataFrame) -> pl.DataFrame:
     for kind, name in enumerate(SETTLEMENTS):
         if name not in wagers.columns:
             continue
-        settled = wagers.filter(pl.col(name).is_not_null()
-                                & (pl.col(name).cast(pl.Float64, strict=False) != 0)
-                                .fill_null(True))
+        settled = wagers.filter(settled_cell(name))
         slot = (pl.when(bet == "insurance").then(pl.lit(INSURED))
                 .when(pl.col("_surrender").is_not_null()).then(pl.lit(PLAY))
                 .otherwise(pl.lit(SETTLEMENT)))

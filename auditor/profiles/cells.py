@@ -9,7 +9,7 @@ value says it (Errors), not one per row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -78,6 +78,16 @@ def raw_cells(frame: pl.DataFrame, source: Source, typed: pl.DataFrame | None = 
     if computed:
         cells = cells.with_columns(over.select(computed))
     return cells.select([c for c in source.columns if c not in skip])
+
+
+def table_cells(frame: pl.DataFrame, source: Source,
+                typed: pl.DataFrame | None = None) -> pl.Series:
+    """Each row's table as the source gives it (null where it gives none)."""
+    mapping = source.columns.get("table_id")
+    if mapping is None:
+        return pl.Series("table_id", [None] * frame.height, dtype=pl.String)
+    only = replace(source, columns={"table_id": mapping}, values={})
+    return raw_cells(frame, only, typed).get_column("table_id")
 
 
 def _sql_cell(frame: pl.DataFrame, name: str, mapping: Mapping) -> pl.Expr:

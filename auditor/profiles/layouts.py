@@ -193,12 +193,12 @@ def wager_events(wagers: pl.DataFrame, has_vig_order: bool) -> pl.DataFrame:
     for kind, name in enumerate(SETTLEMENTS):
         if name not in wagers.columns:
             continue
-        made.append(wagers.filter(_settled(name)).select(
+        made.append(wagers.filter(settled_cell(name)).select(
             *keep, _text(name).alias("event"), "seat", "bet", pl.col(name).alias("amount"),
             *hand, *player, pl.lit(SETTLEMENT).alias(SLOT), pl.col("_settle").alias(SUB),
             pl.lit(kind).alias("_kind")))
     if "vig" in wagers.columns:
-        made.append(wagers.filter(_settled("vig")).select(
+        made.append(wagers.filter(settled_cell("vig")).select(
             *keep, _text("vig").alias("event"), "seat", pl.col("vig").alias("amount"),
             pl.col("vig_mode").alias("mode"), *player, pl.lit(SETTLEMENT).alias(SLOT),
             pl.coalesce("_vig_at", "_settle").alias(SUB), pl.lit(len(SETTLEMENTS)).alias(
@@ -206,7 +206,7 @@ def wager_events(wagers: pl.DataFrame, has_vig_order: bool) -> pl.DataFrame:
     return pl.concat(made, how="diagonal_relaxed")
 
 
-def _settled(column: str) -> pl.Expr:
+def settled_cell(column: str) -> pl.Expr:
     """A settlement cell: an amount other than 0 (0 is no settlement, as an empty cell)."""
     cell = pl.col(column)
     return cell.is_not_null() & (cell.cast(pl.Float64, strict=False) != 0).fill_null(True)

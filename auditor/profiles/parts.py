@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 
@@ -13,8 +12,9 @@ import polars as pl
 
 from .. import budget
 from ..ingest import spill
+from ..ingest.partition import dealt
 from . import cells, layouts
-from .files import read_typed, read_whole, sql_columns, text_of
+from .files import read_typed, read_whole, text_of
 from .translated import Translated, as_log_rows
 
 # Bytes an export row takes, read and made into events, about (a device feed: 1.2 million
@@ -29,19 +29,7 @@ def translate_in_parts(out: Translated, memory: int, workdir: Path,
     one part's). A file is read again for each part that holds its tables."""
     counts = _tables_of_files(out)
     room = max(1, (memory - budget.PROCESS_BYTES) // _ROW_BYTES)
-    sizes = counts.group_by("table_id").agg(pl.col("rows").sum()).sort(
-        "rows", "table_id", descending=[True, False])
-    parts: list[list[str]] = []
-    rows: list[int] = []
-    for table, length in sizes.iter_rows():
-        # the largest tables first, each to the part holding the fewest rows
-        lightest = min(range(len(parts)), key=rows.__getitem__) if parts else None
-        if lightest is None or rows[lightest] + length > room:
-            parts.append([])
-            rows.append(0)
-            lightest = len(parts) - 1
-        parts[lightest].append(table)
-        rows[lightest] += length
+    parts = dealt(counts.group_by("table_id").agg(pl.col("rows").sum()), room)
     out.spilled = [spill.Spilled(workdir / f"export-{n}", n)
                    for n in range(len(out.exports))]
     for folder in out.spilled:
@@ -49,7 +37,7 @@ def translate_in_parts(out: Translated, memory: int, workdir: Path,
     naming = threading.Lock()
     # files whose rows name no table are read with the first part
     tableless = set(range(len(out.exports))) - set(counts["file"].to_list())
-    for number, tables in enumerate(parts or [[]]):
+    for number, tables in enumerate(parts):
         files = counts.filter(pl.col("table_id").is_in(tables))["file"].unique().to_list()
         files = sorted(set(files) | (tableless if number == 0 else set()))
         made = translate_part(out, tables, files)
@@ -64,25 +52,24 @@ def translate_in_parts(out: Translated, memory: int, workdir: Path,
 
 
 def _tables_of_files(out: Translated) -> pl.DataFrame:
-    """(file, table_id, rows): the rows of each table in each export file, its table
-    column alone read (a file whose rows name no table counts under none)."""
+    """(file, table_id, rows): the rows of each table in each export file, only what
+    gives its table read (a file whose rows name no table counts under none)."""
     found = []
     for n, export in enumerate(out.exports):
         source = export.source
         mapping = source.columns.get("table_id")
+        if mapping is None:
+            continue
         kind = source.format_of(export.path.name)
+        roots = pl.sql_expr(mapping.sql).meta.root_names() if mapping.sql else []
         try:
             data = None if kind == "parquet" else text_of(export.path)
-            named = [mapping.column] if mapping is not None and mapping.column else None
+            named = [mapping.column] if mapping.column else roots
             raw = read_whole(export.path, source, named if kind == "jsonl" else None, data)
-            roots = sql_columns(source)
             typed = read_typed(export.path, source, roots, data) if roots else None
         except Exception:  # noqa: BLE001 - said where the file is read for its part
             continue
-        if mapping is None:
-            continue
-        only = replace(source, columns={"table_id": mapping}, values={})
-        table = cells.raw_cells(raw, only, typed).get_column("table_id")
+        table = cells.table_cells(raw, source, typed)
         found.append(table.to_frame().group_by("table_id").len("rows").drop_nulls(
             "table_id").with_columns(pl.lit(n).alias("file")))
     schema = {"table_id": pl.String, "rows": pl.UInt32, "file": pl.Int64}

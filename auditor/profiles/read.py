@@ -11,7 +11,6 @@ line; exports too large to hold are read a part of their tables at a time (parts
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -72,7 +71,7 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     exports = [*audited, *later]
     out = Translated(profile, exports, [], skipped, context_files=len(later))
     out.decks_of = decks_of
-    text = sum(_text_bytes(e.path) for e in exports)
+    text = sum(_bytes_held(e.path) for e in exports)
     try:
         if memory is not None:
             budget.exports_fit(text, memory)
@@ -165,8 +164,9 @@ def _csv_records(export: Export, rows: int, data: bytes,
     return keep, found.lines.filter(keep)
 
 
-def _text_bytes(path: Path) -> int:
-    """The text a file holds, about (a gzip file: chunks.GZIP_RATIO times its size)."""
+def _bytes_held(path: Path) -> int:
+    """What a file holds, about: its size, a gzip file's GZIP_RATIO times it (a Parquet
+    export is read whole too, unlike a hand-history log's: spill.text_bytes)."""
     size = path.stat().st_size if path.is_file() else 0
     return size * (GZIP_RATIO if path.name.lower().endswith(".gz") else 1)
 
@@ -263,11 +263,7 @@ def _cells(out: Translated, number: int, export: Export,
 def _of_tables(raw: pl.DataFrame, source: Source, typed: pl.DataFrame | None,
                tables: list[str], first: bool) -> pl.Series:
     """Which rows are of `tables` (and, on the file's first read, which have none)."""
-    mapping = source.columns.get("table_id")
-    if mapping is None:
-        return pl.Series([first] * raw.height, dtype=pl.Boolean)
-    only = replace(source, columns={"table_id": mapping}, values={})
-    table = cells.raw_cells(raw, only, typed).get_column("table_id")
+    table = cells.table_cells(raw, source, typed)
     keep = table.is_in(tables)
     return (keep | table.is_null()) if first else keep.fill_null(False)
 
