@@ -112,11 +112,12 @@ def _out_of_place(in_file_order: pl.DataFrame) -> pl.DataFrame:
         return pl.col(column).shift(n).over(v.FILE_ID, "table_id")
 
     falls = pl.col("seq") < shifted("seq", 1)
-    # the row before the fall stands above this row and the next while this one is in
-    # order with the rows around it: that row is out of place (a swap of two rows, or a
-    # fall at the file's end, blames the later row)
+    # the row before the fall stands above this row and the next (or is the next's
+    # seq written early: a duplicate out of place) while this one is in order with the
+    # rows around it: that row is out of place (a swap of two rows, or a fall at the
+    # file's end, blames the later row)
     spike = (falls & (shifted("seq", 2).is_null() | (shifted("seq", 2) <= pl.col("seq")))
-             & (shifted("seq", 1) > shifted("seq", -1)))
+             & (shifted("seq", 1) >= shifted("seq", -1)))
     marked = in_file_order.with_columns(
         falls.fill_null(False).alias("falls"),
         spike.fill_null(False).alias("spike"),
