@@ -38,6 +38,8 @@ EVIDENCE: dict[str, str] = {
     "vig_settle": "commission marked and settled later is not recorded",
     "decisions": "the log records no decisions",
     "split_order": "the order of play across split hands is not recorded",
+    "irregularities": "the log records no irregularities (no card_exposed, dead_hand, "
+                      "hole_card_check or refuse row: hand-history-v1 1.2)",
     "seq": "event numbers are derived from the order of the rows, so lost or reordered "
            "rows cannot be shown",
 }
@@ -150,15 +152,18 @@ class Coverage:
 
 def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
            unordered: pl.DataFrame | None = None) -> Coverage:
-    """The coverage of a log: `tables` (table_id, game, wager_rows) as read, `marks` per
-    table from an export's reading (None: a hand history)."""
+    """The coverage of a log: `tables` (table_id, game, wager_rows, irregularity_rows) as
+    read, `marks` per table from an export's reading (None: a hand history)."""
     found = Coverage()
-    for table, game, wagers in tables.select("table_id", "game", "wager_rows").iter_rows():
+    counted = tables.select("table_id", "game", "wager_rows", "irregularity_rows")
+    for table, game, wagers, irregular in counted.iter_rows():
         if table is None or game is None:
             continue
         has = set(recorded(None if marks is None else marks.get(table, set())))
         if not wagers:
             has.discard("wagers")
+        if not irregular:
+            has.discard("irregularities")
         found.tables[table] = (game, frozenset(has))
     if unordered is not None:
         found.unordered = unordered

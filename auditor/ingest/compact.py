@@ -244,7 +244,7 @@ class _Slice:
 def _compacted(frame: pl.DataFrame, unparsed: pl.DataFrame, offset: int, enum: pl.Enum,
                texts: dict[str, _Text], times: _Times) -> _Slice:
     codes = frame.get_column(TABLE).cast(enum).to_physical()
-    columns = {TABLE: codes, "accepted": frame.get_column("accepted")}
+    columns = {TABLE: codes, **{c: frame.get_column(c) for c in v.BOOLEAN_COLUMNS}}
     for name in _NARROWED:
         columns[name] = _narrowed(frame.get_column(name))
     coded = {name: text.try_coded(frame) for name, text in texts.items()}

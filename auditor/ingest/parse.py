@@ -21,7 +21,7 @@ AMOUNT_PATTERN = r"^-?\d+(\.\d{1,2})?$"
 TIMESTAMP_PATTERN = r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$"
 
 STRING_COLUMNS = tuple(
-    c for c in v.COLUMNS if c not in (*v.INTEGER_COLUMNS, "amount", "accepted", "ts")
+    c for c in v.COLUMNS if c not in (*v.INTEGER_COLUMNS, *v.BOOLEAN_COLUMNS, "amount", "ts")
 )
 
 CANONICAL_SCHEMA: dict[str, pl.DataType] = {
@@ -31,7 +31,7 @@ CANONICAL_SCHEMA: dict[str, pl.DataType] = {
     },
     **{c: pl.Int64() for c in v.INTEGER_COLUMNS},
     "amount_cents": pl.Int64(),
-    "accepted": pl.Boolean(),
+    **{c: pl.Boolean() for c in v.BOOLEAN_COLUMNS},
     "time": pl.Datetime("us"),
     v.LINE: pl.Int64(),
 }
@@ -64,8 +64,8 @@ def _amount_cents(dtype: pl.DataType) -> pl.Expr:
     return col.cast(pl.Int64, strict=False) * 100
 
 
-def _boolean(dtype: pl.DataType) -> pl.Expr:
-    col = pl.col("accepted")
+def _boolean(name: str, dtype: pl.DataType) -> pl.Expr:
+    col = pl.col(name)
     if dtype == pl.Boolean:
         return col
     text = col.cast(pl.String).str.strip_chars().str.to_lowercase()
@@ -160,7 +160,7 @@ def typed(raw: pl.DataFrame, file_id: int,
     text_times = schema["ts"] == pl.String
     exprs += [
         _amount_cents(schema["amount"]).alias("amount_cents"),
-        _boolean(schema["accepted"]).alias("accepted"),
+        *(_boolean(c, schema[c]).alias(c) for c in v.BOOLEAN_COLUMNS),
         pl.lit(None, pl.Datetime("us")).alias("time") if text_times
         else time_of(schema["ts"], separator="T").alias("time"),
         pl.col(v.LINE),
@@ -178,7 +178,7 @@ def typed(raw: pl.DataFrame, file_id: int,
 _PARSED = {
     **{c: (c, "an integer") for c in v.INTEGER_COLUMNS},
     "amount_cents": ("amount", "decimal dollars with at most 2 decimals, e.g. 25 or 1.25"),
-    "accepted": ("accepted", "true or false"),
+    **{c: (c, "true or false") for c in v.BOOLEAN_COLUMNS},
     "time": ("ts", "an ISO 8601 timestamp, e.g. 2026-11-01T21:04:05-05:00"),
 }
 

@@ -32,7 +32,7 @@ TEXT_SCHEMA = {c: pl.String for c in v.COLUMNS}
 # otherwise (a JSON "3" or 3.0, a CSV " 3") makes the reader fail, and it is read as
 # text instead: parse.typed reads either the same way.
 TYPED_SCHEMA = {**TEXT_SCHEMA, **{c: pl.Int64 for c in v.INTEGER_COLUMNS},
-               "accepted": pl.Boolean}
+               **{c: pl.Boolean for c in v.BOOLEAN_COLUMNS}}
 
 
 @dataclass

@@ -101,6 +101,11 @@ def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
             _game("blackjack") & _is_event("card") & (pl.col("target") == "seat"),
             "on blackjack cards dealt to a seat",
         ),
+        # (1.2) card_exposed: `disclosed` in baccarat, `target` for a misdealt card
+        _required("disclosed", _game("baccarat") & _is_event("card_exposed"),
+                  "on baccarat card_exposed rows"),
+        _required("target", _is_event("card_exposed") & (pl.col("exposure") == "misdealt"),
+                  "on card_exposed rows of a misdealt card"),
         _allowed("game", v.GAMES),
         _allowed("event", v.EVENTS, IN_EVENT_UNKNOWN),
         RowCheck(
@@ -164,6 +169,17 @@ def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
         _allowed("action", v.ACTIONS),
         _allowed("mode", v.MODES),
         _allowed("winner", v.WINNERS),
+        _allowed("exposure", v.EXPOSURES),
+        RowCheck(
+            "exposure fits the game",
+            "exposure",
+            IN_VALUE_INVALID,
+            "in baccarat one of " + ", ".join(v.BACCARAT_EXPOSURES) + "; in blackjack "
+            + ", ".join(v.BLACKJACK_EXPOSURES),
+            lambda: _null_or("exposure", pl.when(_game("baccarat"))
+                             .then(pl.col("exposure").is_in(v.BACCARAT_EXPOSURES))
+                             .otherwise(pl.col("exposure").is_in(v.BLACKJACK_EXPOSURES))),
+        ),
         RowCheck(
             "target fits baccarat",
             "target",

@@ -26,6 +26,8 @@ TABLE_STATS = {
     "rows_audited": pl.Int64,
     "rounds_audited": pl.Int64,
     "wager_rows": pl.Int64,  # wager rows read (none: the table's log records no wagers)
+    # rows of the 1.2 irregularity words (none: the log records no irregularities)
+    "irregularity_rows": pl.Int64,
 }
 
 
@@ -49,6 +51,8 @@ def _table_stats(part: Ingested) -> pl.DataFrame:
         pl.col("time").filter(row).min().alias("first"),
         pl.col("time").filter(row).max().alias("last"),
         (pl.col("event") == "wager").sum().alias("wager_rows"),
+        (pl.col("event").is_in(v.EVENTS_1_2) | pl.col("action").is_in(v.ACTIONS_1_2))
+        .sum().alias("irregularity_rows"),
     )
     audited = part.audited.group_by("table_id").agg(
         row.sum().alias("rows_audited") if scoped else pl.len().alias("rows_audited"),

@@ -33,6 +33,10 @@ COLUMNS: tuple[str, ...] = (
     "reason",
     # (1.1, optional) on round_start the round's dealer, on shuffle who shuffled
     "dealer_id",
+    # (1.2, Irregularities) on card_exposed: how the card left the deal, and (baccarat)
+    # whether its face was shown
+    "exposure",
+    "disclosed",
 )
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("table_id", "game", "shoe_id", "round", "seq", "ts", "event")
@@ -51,7 +55,8 @@ INTEGER_COLUMNS: tuple[str, ...] = (
 
 GAMES = ("baccarat", "blackjack")
 
-SHOE_EVENTS = ("shuffle", "burn", "cover_card", "shoe_offer")
+# (1.2) A card exposed in error is a shoe-level row: between rounds it makes no round
+SHOE_EVENTS = ("shuffle", "burn", "cover_card", "shoe_offer", "card_exposed")
 ROUND_EVENTS = (
     "round_start",
     "wager",
@@ -66,6 +71,9 @@ ROUND_EVENTS = (
     "vig_settle",
     "void",
     "round_end",
+    # (1.2, Irregularities)
+    "dead_hand",
+    "hole_card_check",
 )
 EVENTS = SHOE_EVENTS + ROUND_EVENTS
 MONEY_EVENTS = ("wager", "collect", "pay", "push")
@@ -74,7 +82,7 @@ TARGETS = ("player", "banker", "dealer", "seat")
 BACCARAT_BETS = ("banker", "player", "tie", "dragon_banker", "dragon_player", "dragon7", "panda8")
 BLACKJACK_BETS = ("main", "double", "split", "insurance")
 BETS = BACCARAT_BETS + BLACKJACK_BETS
-ACTIONS = ("hit", "stand", "double", "split", "surrender")
+ACTIONS = ("hit", "stand", "double", "split", "surrender", "refuse")  # refuse: 1.2
 MODES = ("collected", "marked")
 WINNERS = ("player", "banker", "tie")
 
@@ -105,6 +113,11 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "vig_settle": ("seat", "amount"),
     "void": ("reason",),
     "round_end": (),
+    # (1.2) `disclosed` (baccarat) and `target` (misdealt) are required by game and
+    # exposure: the schema says so
+    "card_exposed": ("card", "exposure"),
+    "dead_hand": ("seat", "hand"),
+    "hole_card_check": (),
 }
 
 # Bookkeeping columns added by the reader: which file, which 1-based line, and
@@ -116,11 +129,14 @@ ROW = "row"
 # Columns of a few distinct words, held as categoricals from typing on (memory, and
 # comparisons of 4-byte codes); compare them with strings as usual, cast to String
 # before string operations.
-CATEGORICAL_COLUMNS = ("game", "event", "bet", "action", "mode", "winner", "dealer_id")
+CATEGORICAL_COLUMNS = ("game", "event", "bet", "action", "mode", "winner", "dealer_id",
+                       "exposure")
+BOOLEAN_COLUMNS = ("accepted", "disclosed")
 
-# Version 1.2 (Irregularities): the words the format adds. Exports mapped through a
-# profile may use them; the audit reads them once the irregularity rules are in.
+# Version 1.2 (Irregularities): the words the format adds (also in the lists above)
 EVENTS_1_2 = ("card_exposed", "dead_hand", "hole_card_check")
 ACTIONS_1_2 = ("refuse",)
-EXPOSURES = ("face_up_in_shoe", "excess", "misdealt", "exposed")
+BACCARAT_EXPOSURES = ("face_up_in_shoe", "excess", "misdealt")
+BLACKJACK_EXPOSURES = ("exposed",)
+EXPOSURES = BACCARAT_EXPOSURES + BLACKJACK_EXPOSURES
 COLUMNS_1_2 = ("exposure", "disclosed")

@@ -22,7 +22,7 @@ from .model import FORMATS, LAYOUTS, NOTATIONS, Cards, Mapping, Profile, Source,
 _SOURCE_KEYS = {"name", "files", "layout", "format", "delimiter", "timestamp_format",
                 "timezone", "columns", "values", "cards"}
 _LAYOUT_KEYS = {"events": {"repeat_key"}, "coups": {"shoe_starts"}, "wagers": {"join"}}
-_FORMAT_COLUMNS = set(v.COLUMNS) | set(v.COLUMNS_1_2)
+_FORMAT_COLUMNS = set(v.COLUMNS)
 # Each layout's own columns ([source.columns] keys beside the format's)
 _LAYOUT_COLUMNS = {
     "events": set(),
@@ -32,17 +32,17 @@ _LAYOUT_COLUMNS = {
 _BLACKJACK_COUPS_COLUMNS = {"cards", "actions", "dealer_cards"}
 # What a value map may map to, by the column it maps ("" makes a cell empty in any)
 _VALUE_TARGETS: dict[str, tuple] = {
-    "event": v.EVENTS + v.EVENTS_1_2,
+    "event": v.EVENTS,
     "game": v.GAMES,
     "target": v.TARGETS,
     "bet": v.BETS,
-    "action": v.ACTIONS + v.ACTIONS_1_2,
+    "action": v.ACTIONS,
     "mode": v.MODES,
     "vig_mode": v.MODES,
     "winner": v.WINNERS,
     "exposure": v.EXPOSURES,
 }
-_BOOLEAN_COLUMNS = {"accepted", "disclosed"}
+_BOOLEAN_COLUMNS = set(v.BOOLEAN_COLUMNS)
 _INTEGER_COLUMNS = set(v.INTEGER_COLUMNS)
 _CARD_KEYS = {
     "rank_suit": set(), "suit_rank": set(), "points": set(),

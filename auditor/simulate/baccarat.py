@@ -1615,7 +1615,10 @@ class _Simulator(TableRounds):
             "action": pl.lit(None, pl.String),
             "player_id": pl.lit(None, pl.String),
         }
-        columns.update({c: pl.col(c) for c in v.COLUMNS if c not in columns})
+        held = frame.collect_schema().names()
+        columns.update({c: pl.col(c) if c in held else pl.lit(None, pl.Boolean if c in
+                        v.BOOLEAN_COLUMNS else pl.String)
+                        for c in v.COLUMNS if c not in columns})
         columns.update({c: pl.col(c).cast(pl.Int64) for c in v.INTEGER_COLUMNS if c != "hand"})
         columns["dealer_id"] = dealer_on(
             "D-1", len(self.tables), pl.col("_table"), pl.col("_t"), pl.col("event")

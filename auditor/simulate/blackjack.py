@@ -1608,6 +1608,8 @@ class _Simulator(TableRounds):
             "dealer_id": dealer_on(
                 "D-2", len(self.tables), pl.col("_table"), pl.col("_t"), pl.col("event")
             ),
+            "exposure": pl.lit(None, pl.String),
+            "disclosed": pl.lit(None, pl.Boolean),
         }
         return frame.select(expr.alias(name) for name, expr in columns.items())
 
@@ -1620,7 +1622,7 @@ def _empty_events() -> pl.DataFrame:
     for column in v.COLUMNS:
         if column in v.INTEGER_COLUMNS:
             schema[column] = pl.Int64
-        elif column == "accepted":
+        elif column in v.BOOLEAN_COLUMNS:
             schema[column] = pl.Boolean
         elif column == "amount":
             schema[column] = AMOUNT_DTYPE

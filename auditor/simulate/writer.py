@@ -74,7 +74,7 @@ def _frame_from_dicts(events: Sequence[Mapping[str, Any]]) -> pl.DataFrame:
             data[CENTS] = pl.Series(CENTS, [_cents(x) for x in values], dtype=pl.Int64)
         elif column in _INTEGERS:
             data[column] = pl.Series(column, values, dtype=pl.Int64)
-        elif column == "accepted":
+        elif column in v.BOOLEAN_COLUMNS:
             data[column] = pl.Series(column, values, dtype=pl.Boolean)
         else:
             data[column] = pl.Series(
@@ -128,13 +128,13 @@ def events_frame(events: Iterable[Mapping[str, Any]] | pl.DataFrame) -> pl.DataF
                 pl.Int64
                 if column in _INTEGERS
                 else pl.Boolean
-                if column == "accepted"
+                if column in v.BOOLEAN_COLUMNS
                 else pl.String
             )
             exprs.append(pl.lit(None, dtype).alias(column))
         elif column in _INTEGERS:
             exprs.append(pl.col(column).cast(pl.Int64))
-        elif column == "accepted":
+        elif column in v.BOOLEAN_COLUMNS:
             exprs.append(pl.col(column).cast(pl.Boolean))
         elif column == "ts":
             exprs.append(_ts_expr(schema["ts"]).alias("ts"))
@@ -177,9 +177,16 @@ def _json_lines(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select((pl.lit("{") + body + pl.lit("}")).alias("line"))
 
 
+def _written(frame: pl.DataFrame) -> list[str]:
+    """The columns a file holds: the 1.2 columns only where some row uses them, so that
+    a log without irregularities is written as a 1.1 log is."""
+    return [c for c in COLUMNS
+            if c not in v.COLUMNS_1_2 or frame.get_column(c).null_count() < frame.height]
+
+
 def _csv_text(frame: pl.DataFrame) -> pl.DataFrame:
     exprs = []
-    for column in COLUMNS:
+    for column in _written(frame):
         if column == "amount":
             exprs.append(_amount_text(pl.col(CENTS)).alias("amount"))
         else:
@@ -189,7 +196,7 @@ def _csv_text(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _parquet_frame(frame: pl.DataFrame) -> pl.DataFrame:
     exprs = []
-    for column in COLUMNS:
+    for column in _written(frame):
         if column == "amount":
             dollars = pl.col(CENTS).cast(AMOUNT_DTYPE) / 100
             exprs.append(dollars.cast(AMOUNT_DTYPE).alias("amount"))
