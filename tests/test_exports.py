@@ -55,11 +55,20 @@ def _sorted(frame: pl.DataFrame) -> list[dict]:
 
 def _expressible(truth: pl.DataFrame, coverage) -> pl.DataFrame:
     """Rounds whose planted fault the export cannot write as it was planted (its rule
-    needs evidence the layout lacks, so the exporter wrote something else): left out."""
+    needs evidence the layout lacks, so the exporter wrote something else): left out. So
+    are the rounds of an irregularity rightly remedied (no rule id) where the layout
+    records no irregularities: its rows are not written, and what is left of the round
+    is not what was dealt."""
     rules = {r.id: r for r in REGISTRY.all()}
+
+    def lost_to(row: dict) -> bool:
+        has = coverage.tables[row["table_id"]][1]
+        if row["rule_id"] is None:
+            return "irregularities" not in has
+        return bool(coverage.missing(rules[row["rule_id"]], row["table_id"]))
+
     lost = [row for row in truth.iter_rows(named=True)
-            if row["table_id"] in coverage.tables
-            and coverage.missing(rules[row["rule_id"]], row["table_id"])]
+            if row["table_id"] in coverage.tables and lost_to(row)]
     return pl.DataFrame(lost, schema=truth.schema).select(
         "table_id", "shoe_id", pl.col("round").cast(pl.Int64))
 
@@ -573,6 +582,25 @@ def test_an_imported_rows_findings_point_at_the_export_where_the_files_are_audit
     assert direct.height
     missing = direct.select(key).join(found.select(key), on=key, how="anti", nulls_equal=True)
     assert missing.is_empty(), missing
+    # the same rows written as JSON Lines and as CSV are reported at the export too
+    rows = pl.concat([pl.read_parquet(f).with_columns(pl.col("game").cast(pl.String))
+                      for f in files], how="diagonal_relaxed").drop("source_row")
+    rows = rows.sort("table_id", pl.col("seq").cast(pl.Int64))
+    for encoding in ("jsonl", "csv"):
+        text = tmp_path / f"as-{encoding}" / f"log.{encoding}"
+        text.parent.mkdir()
+        if encoding == "csv":
+            rows.write_csv(text)
+        else:
+            rows.write_ndjson(text)
+        out = tmp_path / f"out-{encoding}"
+        done = runner.invoke(main, ["audit", str(text), "--house", house, "--out", str(out),
+                                    "--no-report", "-q"])
+        assert done.exit_code == 1, done.output
+        found = pl.read_parquet(out / "findings.parquet").filter(games)
+        missing = direct.select(key).join(found.select(key), on=key, how="anti",
+                                          nulls_equal=True)
+        assert missing.is_empty(), (encoding, missing)
 
 
 def test_a_wager_joins_its_round_by_the_rounds_number(tmp_path):

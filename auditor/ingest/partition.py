@@ -27,14 +27,14 @@ from urllib.parse import unquote
 import polars as pl
 
 from ..scope import Scope
-from . import compact, readers, spill, storage
+from . import compact, readers, sourced, spill, storage
 from .parse import time_of
 from .readers import RawFile
 from .sources import Source, sha256_of
 
 TABLE = "table_id"
 # (1.2) the export file and line a row was imported from: findings report them
-SOURCE_FILE, SOURCE_LINE = "source_file", "source_line"
+SOURCE_FILE, SOURCE_LINE = sourced.SOURCE_FILE, sourced.SOURCE_LINE
 _READING_ONCE = threading.Lock()  # a file is read once, by the first part to need it
 
 
@@ -204,6 +204,7 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
                 rows, lost = item.spilled.rows, item.spilled.rows_lost
             else:
                 item.text = readers.read(source)
+                item.sourced = item.text.sourced
                 frame = item.text.frame
                 present = TABLE in frame.columns
                 counts.append(_table_counts(frame.lazy(), present))
@@ -282,22 +283,15 @@ def _first_day(frame: pl.LazyFrame) -> date | None:
 
 
 def relocated(findings: pl.DataFrame, log: Log) -> pl.DataFrame:
-    """Findings on rows of Parquet files that name where each row was imported from
+    """Findings on rows of files that name where each row was imported from
     (`source_file`, `source_line`, hand-history-v1 1.2) reported there instead: their
     `file` and `line` become the export's. A finding of the file itself (no line) stays."""
-    sourced = {str(h.source.path): h.source.path for h in log.held if h.sourced}
-    if not sourced or findings.is_empty():
+    named = {str(h.source.path): h.source for h in log.held if h.sourced}
+    if not named or findings.is_empty():
         return findings
-    at = findings.filter(pl.col("file").is_in(list(sourced)) & pl.col("line").is_not_null())
-    places = []
-    for name, lines in at.group_by("file").agg(pl.col("line").unique()).iter_rows():
-        rows = (_scan_parquet(sourced[name]).with_row_index("line", offset=1)
-                .filter(pl.col("line").is_in(lines))
-                .select(pl.lit(name).alias("file"), pl.col("line").cast(pl.Int64),
-                        pl.col(SOURCE_FILE).cast(pl.String).alias("_file"),
-                        pl.col(SOURCE_LINE).cast(pl.Int64).alias("_line"))
-                .collect())
-        places.append(rows)
+    at = findings.filter(pl.col("file").is_in(list(named)) & pl.col("line").is_not_null())
+    places = [_places(named[name], set(lines))
+              for name, lines in at.group_by("file").agg(pl.col("line").unique()).iter_rows()]
     if not places:
         return findings
     where = pl.concat(places)
@@ -305,6 +299,22 @@ def relocated(findings: pl.DataFrame, log: Log) -> pl.DataFrame:
             .with_columns(pl.coalesce("_file", "file").alias("file"),
                           pl.coalesce("_line", "line").alias("line"))
             .drop("_file", "_line"))
+
+
+def _places(source: Source, lines: set[int]) -> pl.DataFrame:
+    """(file, line, _file, _line): where each of `lines` of a file was imported from."""
+    name = pl.lit(str(source.path)).alias("file")
+    if source.encoding != "parquet":
+        data, _ = readers.read_bytes(source)
+        found = (sourced.text_places(data, source.encoding, lines) if data is not None
+                 else pl.DataFrame(schema=sourced.PLACES))
+        return found.select(name, "line", "_file", "_line")
+    return (_scan_parquet(source.path).with_row_index("line", offset=1)
+            .filter(pl.col("line").is_in(list(lines)))
+            .select(name, pl.col("line").cast(pl.Int64),
+                    pl.col(SOURCE_FILE).cast(pl.String).alias("_file"),
+                    pl.col(SOURCE_LINE).cast(pl.Int64).alias("_line"))
+            .collect())
 
 
 def hive_values(path: Path) -> dict[str, str]:

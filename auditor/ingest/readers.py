@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from . import sourced
 from . import vocabulary as v
 from .problems import Problem
 from .sources import Source
@@ -45,16 +46,18 @@ class RawFile:
     # rows already typed (the canonical frame, and the problems of typing it), in place
     # of `frame`: a Parquet file held typed for all its parts (compact.Held)
     typed: tuple[pl.DataFrame, pl.DataFrame] | None = None
+    sourced: bool = False  # (1.2) its rows name the export file and line they came from
 
 
 def read(source: Source) -> RawFile:
     """Read a JSON Lines or CSV log file; never raises for bad content, only reports it.
     (Parquet files are scanned part by part: `partition`.)"""
-    data, problems = _read_bytes(source)
+    data, problems = read_bytes(source)
     if data is None:
         return RawFile(empty(), problems)
     raw = _read_jsonl(data) if source.encoding == "jsonl" else _read_csv(data)
     raw.problems[:0] = problems
+    raw.sourced = sourced.names_sources(data, source.encoding)
     return raw
 
 
@@ -62,7 +65,7 @@ def empty() -> pl.DataFrame:
     return pl.DataFrame(schema={**TEXT_SCHEMA, v.LINE: pl.Int64})
 
 
-def _read_bytes(source: Source) -> tuple[bytes | None, list[Problem]]:
+def read_bytes(source: Source) -> tuple[bytes | None, list[Problem]]:
     try:
         data = source.path.read_bytes()
     except OSError as exc:

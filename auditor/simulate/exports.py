@@ -25,13 +25,17 @@ _SIGNALS = {"shuffle": "SHUF", "burn": "BURN", "cover_card": "CUT", "shoe_offer"
             "round_start": "START", "wager": "BET", "no_more_bets": "NMB", "card": "DEAL",
             "action": "ACT", "result": "RES", "collect": "LOSE", "pay": "WIN",
             "push": "RET", "vig": "COMM", "vig_settle": "COMMPAID", "void": "VOID",
-            "round_end": "END"}
+            "round_end": "END", "card_exposed": "ASTRAY", "dead_hand": "DEAD",
+            "hole_card_check": "PEEK"}
 _GAMES = {"baccarat": "BAC", "blackjack": "BJ"}
 _TARGETS = {"player": "P", "banker": "B", "dealer": "D", "seat": "S"}
 _BETS = {"banker": "BNK", "player": "PLR", "tie": "TIE", "dragon_banker": "DB",
          "dragon_player": "DP", "dragon7": "D7", "panda8": "P8", "main": "M",
          "double": "DBL", "split": "SPL", "insurance": "INS"}
-_ACTIONS = {"hit": "H", "stand": "S", "double": "D", "split": "P", "surrender": "R"}
+_ACTIONS = {"hit": "H", "stand": "S", "double": "D", "split": "P", "surrender": "R",
+            "refuse": "X"}
+_EXPOSURES = {"face_up_in_shoe": "FACEUP", "excess": "EXCESS", "misdealt": "MISDEAL",
+              "exposed": "EXPOSED"}
 _WINNERS = {"player": "P", "banker": "B", "tie": "T"}
 _MODES = {"collected": "C", "marked": "M"}
 _ACCEPTED = {"true": "Y", "false": "N"}
@@ -45,9 +49,12 @@ FEED_COLUMNS = {"table_id": "Tbl", "game": "Game", "shoe_id": "Shoe", "round": "
                 "target": "To", "card": "Card", "bet": "Spot", "amount": "Amt",
                 "action": "Move", "player_id": "Patron", "accepted": "Took", "mode": "Mode",
                 "decks": "Decks", "winner": "Won", "player_points": "PPts",
-                "banker_points": "BPts", "reason": "Why", "dealer_id": "Dealer"}
+                "banker_points": "BPts", "reason": "Why", "dealer_id": "Dealer",
+                "exposure": "Exposure", "disclosed": "Shown"}
 FEED_WORDS = {"game": _GAMES, "event": _SIGNALS, "target": _TARGETS, "bet": _BETS,
-              "action": _ACTIONS, "winner": _WINNERS, "mode": _MODES, "accepted": _ACCEPTED}
+              "action": _ACTIONS, "winner": _WINNERS, "mode": _MODES, "accepted": _ACCEPTED,
+              "exposure": _EXPOSURES, "disclosed": _ACCEPTED}
+_BOOLEANS = ("accepted", "disclosed")
 
 
 @dataclass(frozen=True)
@@ -113,7 +120,7 @@ def _wall_clock(ts: pl.Expr, fmt: str) -> pl.Expr:
 
 def _coded(column: str, words: dict[str, str]) -> pl.Expr:
     return pl.col(column).cast(pl.String).str.to_lowercase().replace_strict(
-        words, default=None) if column == "accepted" else pl.col(column).cast(
+        words, default=None) if column in _BOOLEANS else pl.col(column).cast(
         pl.String).replace_strict(words, default=None)
 
 
@@ -158,7 +165,7 @@ def write_sparse(frame: pl.DataFrame, handle) -> None:
 def _table(name: str, words: dict[str, str]) -> str:
     lines = [f"\n[source.values.{name}]"]
     for word, code in words.items():
-        target = {"true": "true", "false": "false"}.get(word) if name == "accepted" else None
+        target = {"true": "true", "false": "false"}.get(word) if name in _BOOLEANS else None
         lines.append(f"{json.dumps(code)} = {target or json.dumps(word)}")
     return "\n".join(lines) + "\n"
 
