@@ -32,6 +32,10 @@ null for a finding about a shoe or table as a whole. Columns:
             expected_text, observed_text, settled_right, amount_cents, settled_seq;
             settlements, every recorded collect/pay/push row: hand, bet, player_id,
             event, amount_cents, seq)
+  both      irregular: the round's rows of format 1.2 (card_exposed, dead_hand,
+            hole_card_check, a refuse action) and its burns after round 1 began (a
+            discard): seq, event, card, exposure, disclosed, target, seat, hand, action,
+            player_id, reason
 
 Everything comes from the frames the audit already built (`result.contexts`),
 filtered to the few detailed rounds with semi-joins; the JSON is encoded by polars.
@@ -45,6 +49,7 @@ import polars as pl
 
 from .audit import AuditResult
 from .audit_context import GameContext
+from .ingest import vocabulary as v
 
 DETAIL_PER_RULE = 50
 KEY = ["table_id", "shoe_id", "round"]
@@ -125,6 +130,21 @@ def _listed(
     )
 
 
+IRREGULAR_COLUMNS = ["seq", "event", "card", "exposure", "disclosed", "target", "seat", "hand",
+                     "action", "player_id", "reason"]
+
+
+def _irregular(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
+    """KEY and `irregular`: each round's 1.2 rows and discards, in seq order (few rows:
+    the events are filtered first)."""
+    event = pl.col("event")
+    astray = (event.is_in(v.EVENTS_1_2) | pl.col("action").is_in(v.ACTIONS_1_2)
+              | ((event == "burn") & (pl.col("round") > 0)))
+    rows = _in(ctx.events.filter(astray), keys).with_columns(
+        pl.col("event", "exposure", "action").cast(pl.String))
+    return _listed(rows, KEY, "irregular", IRREGULAR_COLUMNS, "seq")
+
+
 def _baccarat(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
     from .games.baccarat import replay, settlement
 
@@ -174,6 +194,7 @@ def _baccarat(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         .join(wagers, on=KEY, how="left")
         .join(rows, on=KEY, how="left")
         .join(commission, on=KEY, how="left")
+        .join(_irregular(ctx, keys), on=KEY, how="left")
         .with_columns(
             (pl.col("n_player") > 2).alias("player_drew"),
             (pl.col("n_banker") > 2).alias("banker_drew"),
@@ -205,6 +226,7 @@ def _baccarat(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         "wagers",
         "settlements",
         "commission",
+        "irregular",
     ).struct.json_encode()
     return frame.select(*KEY, detail.alias("detail"))
 
@@ -294,7 +316,8 @@ def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         .filter(pl.col("seat").is_not_null())
     )
     per_round = _listed(boxes, ["rid"], "boxes", ["seat", "hands", "wagers", "settlements"], "seat")
-    frame = rounds.join(dealer_codes, on="rid", how="left").join(per_round, on="rid", how="left")
+    frame = (rounds.join(dealer_codes, on="rid", how="left").join(per_round, on="rid", how="left")
+             .join(_irregular(ctx, keys), on=KEY, how="left"))
     house = [
         c
         for c in (
@@ -317,6 +340,7 @@ def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         "void",
         *house,
         "boxes",
+        "irregular",
         pl.lit(owed is not None).alias("expected_known"),
     ).struct.json_encode()
     return frame.select(*KEY, detail.alias("detail"))

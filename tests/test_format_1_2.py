@@ -4,13 +4,19 @@ reads as before; a row breaking their contract is an input finding at its line."
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
+from casefiles import DEFAULT_HOUSE, expand_events
+from click.testing import CliRunner
 
+from auditor.cli import main
 from auditor.ingest.load import ingest
 from auditor.ingest.sources import expand
 from auditor.profiles.load import load as load_profile
 from auditor.profiles.read import translate
+from auditor.report import replays
 from auditor.simulate import exports
 from auditor.simulate.writer import events_frame, write_events
 
@@ -107,3 +113,25 @@ def test_a_device_feed_carries_the_irregularity_words_through_its_profile(tmp_pa
     assert (fed.select(pl.col(columns).cast(pl.String)).sort("table_id", "event", "card").rows()
             == direct.events.select(pl.col(columns).cast(pl.String))
             .sort("table_id", "event", "card").rows())
+
+
+def test_a_replayed_round_lists_its_irregularities(tmp_path):
+    """The report's replay of a round with a finding shows its 1.2 rows in words."""
+    events = expand_events("\n".join([
+        '{"macro": "shoe", "decks": 8, "burn": "AS", "curator": 1}',
+        '{"event": "card_exposed", "card": "5H", "exposure": "excess", "disclosed": false, '
+        '"round": "next"}',
+        '{"macro": "round", "player": "5H 4S", "banker": "8C TS", '
+        '"wagers": [[1, "player", 25]]}',
+    ]))
+    for row in events:  # the result declared wrong: a finding in that round (BA301)
+        if row["event"] == "result":
+            row["winner"] = "banker"
+    log = write_events(events, tmp_path / "logs" / "log.jsonl", "jsonl")
+    out = tmp_path / "out"
+    CliRunner().invoke(main, ["audit", str(log.parent), "--house", str(DEFAULT_HOUSE), "--out",
+                              str(out), "--no-report", "-q"])
+    details = pl.read_parquet(out / "round_details.parquet").filter(pl.col("round") == 1)
+    text = "\n".join(line.text for block in
+                     replays.baccarat(json.loads(details["detail"][0])).blocks for line in block)
+    assert "5♥ drawn in excess, not disclosed" in text, text

@@ -163,11 +163,46 @@ def _baccarat_commission(d: dict) -> list[Line]:
     return lines
 
 
+_EXPOSURES = {"face_up_in_shoe": "found face up in the shoe", "excess": "drawn in excess",
+              "misdealt": "misdealt", "exposed": "exposed in error"}
+
+
+def _irregular_line(r: dict) -> str:
+    """One 1.2 row (or a discard's burn) in words."""
+    box = f"box {r['seat']} hand {r['hand']}" if r.get("seat") is not None else ""
+    event = r["event"]
+    if event == "card_exposed":
+        what = f"{card(r['card'])} {_EXPOSURES.get(r.get('exposure'), r.get('exposure'))}"
+        if r.get("target"):
+            what += f" to the {r['target']}"
+        if r.get("disclosed") is not None:
+            what += ", disclosed" if r["disclosed"] else ", not disclosed"
+    elif event == "burn":
+        what = f"burned {card(r['card'])}"
+    elif event == "dead_hand":
+        what = f"{box} declared dead" + (f" ({r['reason']})" if r.get("reason") else "")
+    elif event == "hole_card_check":
+        what = "hole card checked"
+    else:  # a refuse action
+        what = f"{box} refused the card" + (f" ({r['player_id']})" if r.get("player_id") else "")
+    return f"{'/' + str(r['seq']):>6}  {what}"
+
+
+def _irregular(d: dict) -> list[Line]:
+    rows = d.get("irregular") or []
+    if not rows:
+        return []
+    return [Line("Irregularities and discards (hand-history-v1 1.2)", "head"),
+            *(Line(_irregular_line(r)) for r in rows)]
+
+
 def baccarat(d: dict) -> Replay:
     blocks = [_baccarat_hands(d), _baccarat_wagers(d)]
     commission = _baccarat_commission(d)
     if commission:
         blocks.append(commission)
+    if irregular := _irregular(d):
+        blocks.append(irregular)
     return Replay("baccarat", blocks)
 
 
@@ -278,6 +313,8 @@ def blackjack(d: dict) -> Replay:
     replay = Replay("blackjack", [lines, play])
     if len(money) > 1:
         replay.blocks.append(money)
+    if irregular := _irregular(d):
+        replay.blocks.append(irregular)
     if not expected_known:
         replay.notes.append(
             "Settlements are as recorded; the finding states the settlement the rules require "
