@@ -1,4 +1,5 @@
-"""The command line: audit, report, verify, history, rules, rule (and simulate, per game).
+"""The command line: audit, report, verify, history, rules, rule, paragraphs (and simulate,
+per game).
 
 Exit status: 0 no finding reaches --fail-on, 1 one does, 2 the command could
 not run (bad arguments, unreadable house rules, rulesets that do not load, a
@@ -564,12 +565,36 @@ def rule_cmd(rule_id, fmt, rulesets_root):
         click.echo(json.dumps({**rule.as_dict(), "paragraph": quoted}, indent=2))
         return
     click.echo(f"{rule.id} {rule.name}: {rule.title}")
-    click.echo(f"Severity: {rule.severity}    Scope: {rule.scope}    Citation: {rule.citation}\n")
+    click.echo(f"Severity: {rule.severity}    Scope: {rule.scope}    Citation: {rule.citation}")
+    if rule.also:
+        click.echo("Also checks: " + ", ".join(rule.also))
+    click.echo()
     click.echo("What it checks\n  " + rule.what + "\n")
     if quoted:
         click.echo(f"{rule.citation}\n" + "\n".join("  " + ln for ln in quoted.splitlines()) + "\n")
     click.echo("Fails\n  " + rule.fail_example + "\n")
     click.echo("Passes\n  " + rule.pass_example)
+
+
+@main.command("paragraphs")
+@click.option("--section", "sections", type=click.Choice(["5324.20", "5324.10"]), multiple=True,
+              help="Only this section (baccarat 5324.20, blackjack 5324.10); repeatable.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
+    show_default=True, help="markdown: the table the README's \"What is checked\" holds.",
+)
+@click.option(
+    "--rulesets", "rulesets_root", type=click.Path(path_type=Path, file_okay=False), default=None
+)
+def paragraphs_cmd(sections, fmt, rulesets_root):
+    """Every paragraph of the regulation with the rules that check it, or why a hand
+    history cannot show it (rulesets/*/unchecked.toml)."""
+    from . import paragraphs
+
+    listed = paragraphs.listing(_rulesets(rulesets_root), REGISTRY.all(), sections or None)
+    show = {"text": paragraphs.as_text, "json": paragraphs.as_json,
+            "markdown": paragraphs.as_markdown}[fmt]
+    click.echo(show(listed))
 
 
 @main.group()

@@ -4,8 +4,10 @@ Each folder of ``rulesets/`` holds one section: ``parameters.toml`` (the numbers
 checks, each with the paragraph it comes from and its values keyed by effective date),
 ``paragraphs.toml`` (the section's paragraphs, written by ``scripts/extract_paragraphs.py``)
 or ``sections.toml`` (the same shape, quoting a document that is not a regulation, such as
-the input format). A lookup takes the newest value dated on or before the day asked, so an
-audit of last year's logs uses last year's rules.
+the input format), and ``unchecked.toml`` (each paragraph no rule checks, with the kind of
+reason and the reason a hand history cannot show it: ``auditor paragraphs``). A lookup
+takes the newest value dated on or before the day asked, so an audit of last year's logs
+uses last year's rules.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ DEFAULT_ROOT = data_dir("rulesets")
 
 PARAMETERS_FILE = "parameters.toml"
 PARAGRAPH_FILES = ("paragraphs.toml", "sections.toml")
+UNCHECKED_FILE = "unchecked.toml"
 PARAMETER_FIELDS = ("description", "unit", "reference", "values")
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -40,6 +43,22 @@ LEVEL_PATTERNS = (
     re.compile(r"[a-z]"),  # clause (a)
     re.compile(r"[1-9]\d*"),  # (1) below a clause
 )
+
+
+# Why no rule checks a paragraph: the kinds of reason unchecked.toml may give, each with
+# what it means. A paragraph some rule checks is never given one.
+REASON_KINDS: dict[str, str] = {
+    "heading": "introduces subparagraphs of which not all are checked",
+    "definition": "names or defines what the rules use; nothing in it can be breached",
+    "layout": "what the table layout shows",
+    "signage": "a sign posted at the table",
+    "equipment": "equipment at or for the table, not a round's events",
+    "opening": "the opening of the table and the inspection of cards or devices",
+    "discretion": "a permission left to the dealer or a supervisor",
+    "patron_duty": "a duty of the patron, not of the facility",
+    "not_recorded": "acts or facts a hand history does not record",
+    "other_game": "another game than the one audited",
+}
 
 
 class RulesetError(ValueError):
@@ -63,6 +82,15 @@ class Paragraph:
 
 
 @dataclass(frozen=True)
+class Reason:
+    """Why no rule checks a paragraph: one of REASON_KINDS and a sentence of its own."""
+
+    citation: str
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class _Parameter:
     name: str
     description: str
@@ -83,6 +111,7 @@ class _Section:
     game: str | None
     parameters: Mapping[str, _Parameter]
     paragraphs: tuple[Paragraph, ...]
+    reasons: tuple[Reason, ...] = ()
 
 
 class Rulesets:
@@ -93,6 +122,7 @@ class Rulesets:
         self._games = {s.game: s for s in self._sections if s.game is not None}
         self._paragraphs = tuple(p for s in self._sections for p in s.paragraphs)
         self._by_citation = {p.citation: p for p in self._paragraphs}
+        self._reasons = {r.citation: r for s in self._sections for r in s.reasons}
 
     def games(self) -> list[str]:
         return sorted(self._games)
@@ -141,6 +171,10 @@ class Rulesets:
 
     def paragraphs(self) -> list[Paragraph]:
         return list(self._paragraphs)
+
+    def reason(self, citation: str) -> Reason | None:
+        """Why no rule checks the paragraph, where unchecked.toml says; else None."""
+        return self._reasons.get(citation)
 
     def _section(self, game: str) -> _Section:
         try:
@@ -220,6 +254,9 @@ def _load_folder(folder: Path) -> _Section | None:
         paragraphs = _paragraphs(paragraphs_path, data, paragraph_meta)
 
     assert meta is not None  # one of the two files exists
+    reasons: tuple[Reason, ...] = ()
+    if (folder / UNCHECKED_FILE).is_file():
+        reasons = _reasons(folder / UNCHECKED_FILE, meta["section"], paragraphs)
     return _Section(
         folder=folder.name,
         section=meta["section"],
@@ -227,6 +264,7 @@ def _load_folder(folder: Path) -> _Section | None:
         game=meta.get("game"),
         parameters=parameters,
         paragraphs=paragraphs,
+        reasons=reasons,
     )
 
 
@@ -286,6 +324,39 @@ def _paragraphs(path: Path, data: dict, meta: dict) -> tuple[Paragraph, ...]:
         raise RulesetError(f"{path}: lacks [[paragraphs]] entries")
     own = [_own_paragraph(path, index, entry, meta) for index, entry in enumerate(entries)]
     return tuple(_with_descendants(own, index) for index in range(len(own)))
+
+
+def _reasons(path: Path, section: str, paragraphs: tuple[Paragraph, ...]) -> tuple[Reason, ...]:
+    """The reasons of unchecked.toml, each for a paragraph of the folder's section."""
+    data = _read_toml(path)
+    meta = _meta(path, data, ("section",))
+    if meta["section"] != section:
+        raise RulesetError(f"{path}: meta.section {meta['section']!r} differs from {section!r}")
+    entries = data.get("unchecked", [])
+    if not isinstance(entries, list):
+        raise RulesetError(f"{path}: 'unchecked' is not a list of [[unchecked]] tables")
+    known = {p.citation for p in paragraphs}
+    reasons: dict[str, Reason] = {}
+    for index, entry in enumerate(entries):
+        key = f"unchecked[{index}]"
+        if not isinstance(entry, dict):
+            raise RulesetError(f"{path}: {key} is not a table")
+        for field in ("citation", "kind", "reason"):
+            if not isinstance(entry.get(field), str) or not entry[field].strip():
+                raise RulesetError(f"{path}: {key}.{field} is missing or not a string")
+        citation, kind = entry["citation"], entry["kind"]
+        if citation not in known:
+            raise RulesetError(
+                f"{path}: {key}.citation {citation!r} is not a paragraph of {section}"
+            )
+        if citation in reasons:
+            raise RulesetError(f"{path}: {key}.citation {citation!r} is given a reason twice")
+        if kind not in REASON_KINDS:
+            raise RulesetError(
+                f"{path}: {key}.kind {kind!r} ({citation}) is not one of {', '.join(REASON_KINDS)}"
+            )
+        reasons[citation] = Reason(citation, kind, entry["reason"].strip())
+    return tuple(reasons.values())
 
 
 def _own_paragraph(path: Path, index: int, entry: object, meta: dict) -> Paragraph:

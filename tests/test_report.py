@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from auditor import details
+from auditor import details, paragraphs
 from auditor.cli import main
 from auditor.report import model, replays
 from auditor.report.charts import Bar, columns, horizontal_bars
@@ -162,6 +162,7 @@ def test_outline_contents_and_embedded_fonts(sample):
         "4. Exceptions in detail",
         "Appendix A. Cited paragraphs",
         "Appendix B. Rules applied",
+        "Appendix C. Coverage of the regulation",
     ):
         assert section in outline
     tables_found = {t for t in sample.findings["table_id"].drop_nulls().unique()}
@@ -316,6 +317,20 @@ def test_appendix_quotes_every_cited_paragraph(sample):
     for rule_id in sample.summary["rules_applied"]:
         rule = REGISTRY.get(rule_id)
         assert re.search(rf"{rule_id}\s.*{re.escape(rule.citation)}", catalogue), rule_id
+
+
+def test_appendix_c_gives_every_paragraph_its_rules_or_its_reason(sample):
+    appendix = sample.text[sample.text.index("Appendix C. Coverage of the regulation\n") :]
+    flat = _flat(appendix)
+    listed = paragraphs.listing(load_rulesets())
+    games = {t["game"] for t in sample.summary["tables"]}
+    assert {s.game for s in listed} <= games  # the sample audits both games
+    assert paragraphs.count_line(listed) in flat
+    for s in listed:
+        for c in s.paragraphs:
+            assert s.short + c.label in appendix, c.citation
+            if c.reason:
+                assert _flat(c.reason)[:40] in flat, c.citation
 
 
 def test_charts_are_inline_svg(sample):

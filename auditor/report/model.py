@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from .. import details as dtl
+from .. import paragraphs as para
 from ..ingest.sources import sha256_of
 from ..rules.catalog import REGISTRY
 from ..rulesets import Rulesets
@@ -451,6 +452,33 @@ def _citation_order(citation: str) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts)
 
 
+def _regulation(rs: Rulesets, games: list[str]) -> dict | None:
+    """Appendix C: every paragraph of the audited games' sections (every game's where the
+    log has none) with the rules that check it, or why a hand history cannot show it."""
+    sections = [s for s in para.listing(rs, REGISTRY.all()) if not games or s.game in games]
+    if not sections:
+        return None
+    return {
+        "count": para.count_line(sections),
+        "sections": [
+            {
+                "name": f"{s.section} {s.title}",
+                "rows": [
+                    {
+                        "label": s.short + c.label,
+                        "rules": ", ".join(c.rules),
+                        "through": ", ".join(c.through),
+                        "kind": c.kind,
+                        "reason": c.reason,
+                    }
+                    for c in s.paragraphs
+                ],
+            }
+            for s in sections
+        ],
+    }
+
+
 def _tables_named(tables: list[str], summary: dict) -> str:
     """"every blackjack table" where the list is all of that game's, else the list."""
     games = {t["table_id"]: t["game"] for t in summary["tables"]}
@@ -543,6 +571,7 @@ def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any
         "shown_total": shown.height,
         "paragraphs": _paragraphs(rs, findings),
         "rules": rules,
+        "regulation": _regulation(rs, games_in_log),
         "coverage": _coverage(summary),
         "outputs": _files(out),
         "comparison": cmp.for_report(out),  # None unless the audit wrote to a store

@@ -57,6 +57,9 @@ class Rule:
     # The evidence the rule needs (coverage.EVIDENCE): where a table's log does not
     # record one of them, the rule is not judged there
     needs: tuple[str, ...] = ()
+    # Further paragraphs the rule checks besides the one it cites (e.g. the card values the
+    # point counts it compares rest on): `auditor paragraphs` lists the rule under each
+    also: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, str]:
         return {
@@ -70,6 +73,7 @@ class Rule:
             "fail_example": self.fail_example,
             "pass_example": self.pass_example,
             "needs": list(self.needs),
+            "also": list(self.also),
         }
 
 
