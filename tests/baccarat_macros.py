@@ -18,6 +18,9 @@ round: {"macro": "round", "player": "2S KS 5S", "banker": "3S 4S",
        result; collects of losing wagers; pushes; then pays and commission in the
        table's pit procedure (g)(2); round_end. Draw decisions are the case's:
        give the cards the tableau calls for, or the round breaks (f)(10)-(13).
+burns: {"macro": "burns", "decks": 6, "except": "AS 2C 2S"}
+       burn rows (carrying the next round) of every card of the decks but one copy of
+       each card listed: the rest of a shoe, for a round that runs out of cards (i)(4).
 """
 
 from __future__ import annotations
@@ -101,6 +104,24 @@ def settle(bet: str, cents: int, o: dict, table: dict, player: list[str],
     if bet == "panda8":
         return ("pay", cents * 25) if o["panda8"] else ("collect", cents)
     raise ValueError(bet)
+
+
+def burns(spec: dict) -> list[dict]:
+    """The rest of a shoe burned between rounds, to bring its count near the end (i)(4):
+    every card of `decks` decks, less one copy of each card listed in `except` (those out
+    of the shoe elsewhere in the case, and those left for the rounds to come)."""
+    left: dict[str, int] = {}
+    for card in spec.get("except", "").split():
+        left[card] = left.get(card, 0) + 1
+    events = []
+    for copy in range(spec["decks"]):
+        for suit in "SHDC":
+            for rank in "A23456789TJQK":
+                card = rank + suit
+                if copy < left.get(card, 0):
+                    continue
+                events.append({"event": "burn", "card": card, "round": "next"})
+    return events
 
 
 def _dollars(cents: int) -> str:

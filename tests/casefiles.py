@@ -73,6 +73,8 @@ def _events(text: str, base: dict, house: HouseRules | None) -> list[dict]:
             events += baccarat_macros.shoe(event)
         elif macro == "round":
             events += baccarat_macros.round_(event, house or default_house(), base["table_id"])
+        elif macro == "burns":
+            events += baccarat_macros.burns(event)
         else:
             events.append(event)
     return events

@@ -73,7 +73,7 @@ CASE_IDS = [f"{g}-{d}-{c}" for g, d, c in CASES]
 
 
 # (c): the periods of several gaming days, one file a day, each of these games
-PERIOD = {"baccarat": {"rounds": 400, "tables": 2}, "blackjack": {"rounds": 300, "tables": 3}}
+PERIOD = {"baccarat": {"rounds": 410, "tables": 2}, "blackjack": {"rounds": 300, "tables": 3}}
 PERIOD_DAYS = 3
 DAY_ENCODINGS = ("jsonl", "parquet", "csv.gz")
 GAMING_DAY_START = "06:00"

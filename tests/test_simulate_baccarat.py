@@ -4,9 +4,10 @@ The clean-log checks are independent of the simulator's own code: the draws,
 points, winners and payouts are replayed with the polars expressions of
 `auditor.games.baccarat.tableau`, and `Referee` below is a small scalar
 auditor of everything else (shoe, burn, cover card, wagers, settlement order,
-commission, curator). On a log with planted faults the referee must find
-exactly the faults of the truth file: each at its place, under its rule id,
-and nothing else.
+commission, curator, cards astray and the shoe's end (i)). On a log with planted
+faults the referee must find exactly the faults of the truth file: each at its
+place, under its rule id, and nothing else (nothing in the rounds of the right
+remedies the truth lists with no rule id).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from auditor.simulate import (
     write_events,
     write_house_rules,
 )
+from auditor.simulate.baccarat import REMEDY_KINDS
 
 ON = date(2026, 11, 1)
 SEATS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15)
@@ -66,6 +68,7 @@ class Referee:
         self.third = {
             int(b): set(cards) for b, cards in params["banker_draws_on_player_third"].items()
         }
+        self.stood = {int(b) for b in params["banker_draws_when_player_stands"]}
         self.pay_table = params["dragon_bonus_pay_tables"]["A"]
         self.tables = {t["table_id"]: t for t in tables}
         self.found: list[tuple[str, str, str, int | None]] = []
@@ -97,20 +100,20 @@ class Referee:
         decks = rows[0]["decks"]
         if decks != 8:
             self.flag("BA101", where, 0)
-        seen: Counter[str] = Counter()
-        for row in rows:
-            if row["event"] in ("burn", "card"):
-                seen[row["card"]] += 1
-                if seen[row["card"]] == decks + 1:
-                    self.flag("BA102", where, row["round"])
-        burns = [row for row in rows if row["event"] == "burn"]
-        if len(burns) != 1 + self.burns[burns[0]["card"][0]]:
+        self.count(where, rows, decks)
+        # the (e) burn: the burns right after the shuffle (a discard's come after a card
+        # exposed in error)
+        burns = 0
+        while 1 + burns < len(rows) and rows[1 + burns]["event"] == "burn":
+            burns += 1
+        if burns != 1 + self.burns[rows[1]["card"][0]]:
             self.flag("BA104", where, 0)
+        blank = self.astray(where, rows)
 
         rounds: list[tuple[list[dict], list[dict]]] = []  # (shoe rows before, round rows)
         before: list[dict] = []
-        for row in rows[1 + len(burns) :]:
-            if row["event"] in ("shoe_offer", "cover_card") and (
+        for row in rows[1 + burns :]:
+            if row["event"] in ("shoe_offer", "cover_card", "card_exposed", "burn") and (
                 not rounds or rounds[-1][1][-1]["event"] == "round_end"
             ):
                 before.append(row)
@@ -125,7 +128,8 @@ class Referee:
         cover = [row["round"] for row in rows if row["event"] == "cover_card"]
         assert len(cover) <= 1, where
         if cover:
-            after = len(rounds) - cover[0]
+            # a hand no one wagers on after a card found face up is not the last hand
+            after = len(rounds) - cover[0] - len([r for r in blank if r > cover[0]])
             if after > 1 or (followed and after != 1):
                 self.flag("BA105", where, None)
         elif followed:
@@ -139,6 +143,9 @@ class Referee:
             for row in shoe_rows:
                 assert row["round"] == (0 if r == 1 else r), (where, row)
             offers = [row for row in shoe_rows if row["event"] == "shoe_offer"]
+            if r in blank:  # (i)(1)(ii): its offers are not judged, it obliges no pass
+                self.round(table, where, body)
+                continue
             if table["variant"] == "big":
                 self.offers(where, r, offers, occupied, curator)
             else:
@@ -148,6 +155,111 @@ class Referee:
                 curator["must"] = True
         if followed and sum(self.owed.values()):
             self.flag("BA603", where, None)
+
+    def count(self, where, rows: list[dict], decks: int) -> None:
+        """(a)(4): no card more often than the decks hold; (i)(4): the round whose card is
+        the shoe's last is void, and no round follows it. Counted: card and burn rows, and
+        a card exposed in error with no later row of its card."""
+        seen: Counter[str] = Counter()
+        out, last_round = 0, None
+        for k, row in enumerate(rows):
+            counted = row["event"] in ("burn", "card") or (
+                row["event"] == "card_exposed" and self.later(rows, k) is None
+            )
+            if not counted:
+                continue
+            seen[row["card"]] += 1
+            out += 1
+            if seen[row["card"]] == decks + 1:
+                self.flag("BA102", where, row["round"])
+            if row["event"] == "card" and last_round is not None and row["round"] != last_round:
+                self.flag("BA904", where, row["round"])  # dealt after the shoe ran out
+                last_round = row["round"]
+            if row["event"] == "card" and out >= decks * 52 and last_round is None:
+                last_round = row["round"]
+                body = [x for x in rows if x["round"] == last_round]
+                if not any(x["event"] == "void" for x in body):
+                    self.flag("BA904", where, last_round)
+
+    @staticmethod
+    def later(rows: list[dict], k: int) -> int | None:
+        """The later row of the card exposed at `k`: its next card or burn row."""
+        card = rows[k]["card"]
+        return next((j for j in range(k + 1, len(rows))
+                     if rows[j]["event"] in ("card", "burn") and rows[j]["card"] == card), None)
+
+    def astray(self, where, rows: list[dict]) -> set[int]:
+        """Cards astray (i)(1)-(3); returns the hands no one wagers on after a disclosed
+        card found face up ((i)(1)(ii))."""
+        first_card: dict[int, int] = {}  # round -> the row of its first card
+        wagered: set[int] = set()
+        for k, row in enumerate(rows):
+            if row["event"] == "card":
+                first_card.setdefault(row["round"], k)
+            elif row["event"] == "wager":
+                wagered.add(row["round"])
+        blank: set[int] = set()
+        for k, row in enumerate(rows):
+            if row["event"] != "card_exposed":
+                continue
+            later = self.later(rows, k)
+            nexts = [r for r, at in first_card.items() if at > k]
+            if not nexts:
+                continue  # the next hand is in another shoe, or not in the log
+            nxt = min(nexts, key=lambda r: first_card[r])
+            used_first = later == first_card[nxt]
+            shown, how = row["disclosed"], row["exposure"]
+            burns = []
+            for x in rows[k + 1 :]:
+                if x["event"] in ("card", "round_start", "card_exposed"):
+                    break
+                if x["event"] == "burn":
+                    burns.append(x["card"])
+            if how == "face_up_in_shoe":
+                if shown and nxt not in wagered:
+                    blank.add(nxt)
+                if used_first or (shown and nxt in wagered and not self.discarded(
+                        row["card"], burns, False)):
+                    self.flag("BA901", where, nxt)
+            elif how == "excess":
+                if (not shown and not used_first) or (
+                        shown and nxt in wagered and not self.discarded(row["card"], burns, False)):
+                    self.flag("BA902", where, nxt)
+            else:
+                self.misdealt(where, rows, k, later, nxt, used_first, burns)
+        return blank
+
+    def misdealt(self, where, rows, k, later, nxt, used_first, burns) -> None:
+        row = rows[k]
+        cards = [x for x in rows if x["round"] == row["round"] and x["event"] == "card"]
+        player = [x["card"] for x in cards if x["target"] == "player"]
+        banker = [(j, x) for j, x in enumerate(rows)
+                  if x["round"] == row["round"] and x["event"] == "card"
+                  and x["target"] == "banker"]
+        p_two = (self.value(player[0]) + self.value(player[1])) % 10
+        b_two = (self.value(banker[0][1]["card"]) + self.value(banker[1][1]["card"])) % 10
+        must = p_two < 8 and b_two < 8 and b_two in self.stood
+        if must:
+            if len(banker) < 3 or later != banker[2][0]:
+                self.flag("BA903", where, row["round"])
+        elif not row["disclosed"] and not used_first:
+            self.flag("BA903", where, nxt)
+        elif row["disclosed"] and not self.discarded(row["card"], burns, True):
+            self.flag("BA903", where, row["round"])
+
+    def discarded(self, card: str, burns: list[str], tens_zero: bool) -> bool:
+        """A discard passes: one card and its value in burns, or the exposed card, one more
+        and that card's value (in (i)(3) a 10-value card counts 10 or 0)."""
+        for zero in (False, True) if tens_zero else (False,):
+            def value(c: str, zero: bool = zero) -> int:
+                v = self.burns[c[0]]
+                return 0 if zero and v == 10 else v
+            n = len(burns)
+            if n >= 1 and n == 1 + value(burns[0]):
+                return True
+            if n >= 2 and burns[0] == card and n == 2 + value(burns[1]):
+                return True
+        return False
 
     def offers(self, where, r, offers, occupied, state) -> None:
         if not offers:
@@ -676,11 +788,27 @@ def test_curator_offers_on_big_tables_only(clean):
 # --- planted faults --------------------------------------------------------------
 
 
+def _faults(truth: pl.DataFrame) -> pl.DataFrame:
+    """The planted faults: the truth without the right remedies (no rule id)."""
+    return truth.filter(pl.col("rule_id").is_not_null())
+
+
 def test_every_fault_kind_is_planted_in_a_small_run(faulty):
-    assert set(faulty.truth["rule_id"]) == set(FAULT_KINDS)
-    assert faulty.truth.height >= len(FAULT_KINDS)
-    names = dict(zip(faulty.truth["rule_id"], faulty.truth["fault"], strict=True))
+    faults = _faults(faulty.truth)
+    assert set(faults["rule_id"]) == set(FAULT_KINDS)
+    assert faults.height >= len(FAULT_KINDS)
+    names = dict(zip(faults["rule_id"], faults["fault"], strict=True))
     assert names == FAULT_KINDS
+
+
+def test_every_right_remedy_is_planted_in_a_small_run(faulty):
+    remedied = faulty.truth.filter(pl.col("rule_id").is_null())
+    assert set(remedied["fault"]) == set(REMEDY_KINDS)
+    # a card astray is shown by its card_exposed row; a void round by its void row
+    rows = remedied.join(faulty.events.select("table_id", "seq", "event"),
+                         on=["table_id", "seq"])
+    assert rows.height == remedied.height
+    assert set(rows["event"].cast(pl.String)) == {"card_exposed", "void"}
 
 
 def test_truth_points_at_existing_rows(faulty):
@@ -698,8 +826,10 @@ def test_truth_points_at_existing_rows(faulty):
 
 
 def test_faults_break_exactly_their_rule(faulty, params):
+    """The referee finds each fault, and nothing else: not in a right remedy's round."""
     found = set(audit(faulty, params))
-    truth = set(faulty.truth.select("rule_id", "table_id", "shoe_id", "round").iter_rows())
+    truth = set(_faults(faulty.truth).select("rule_id", "table_id", "shoe_id", "round")
+                .iter_rows())
 
     def same(a, b) -> bool:
         return a[:3] == b[:3] and (a[3] is None or b[3] is None or a[3] == b[3])
@@ -714,7 +844,7 @@ def test_faults_break_exactly_their_rule(faulty, params):
 def test_faults_break_exactly_their_rule_other_seeds(seed, params):
     sim = simulate(rounds=300, tables=5, seed=seed, faults=0.15)
     found = set(audit(sim, params))
-    truth = set(sim.truth.select("rule_id", "table_id", "shoe_id", "round").iter_rows())
+    truth = set(_faults(sim.truth).select("rule_id", "table_id", "shoe_id", "round").iter_rows())
     for t in truth:
         assert any(f[:3] == t[:3] and (None in (f[3], t[3]) or f[3] == t[3]) for f in found), t
     for f in found:
@@ -723,7 +853,7 @@ def test_faults_break_exactly_their_rule_other_seeds(seed, params):
 
 def test_fault_share_and_empty_runs():
     sim = simulate(rounds=1000, tables=4, seed=9, faults=0.05)
-    assert 40 <= sim.truth.height <= 50
+    assert 40 <= _faults(sim.truth).height <= 50
     empty = simulate(rounds=0, tables=2, seed=1)
     assert empty.events.height == 0 and empty.truth.height == 0
     with pytest.raises(ValueError):

@@ -49,12 +49,14 @@ def rank_byte_values(cards: pl.Series, values: Mapping[str, int]) -> pl.Expr | N
 
 def excess_cards(events: pl.DataFrame, shoes: pl.DataFrame) -> pl.DataFrame:
     """The first card of each rank+suit beyond the shoe's `decks` copies, over its burn
-    and card rows (baccarat (a)(4), blackjack (b)(1)); `shoes` holds table_id, shoe_id
+    and card rows (baccarat (a)(4), blackjack (b)(1)), and the card_exposed rows the
+    caller counts (1.2: those with no later row); `shoes` holds table_id, shoe_id
     and decks; shoes without a known deck count (their shuffle lost) are skipped."""
     decks = shoes.filter(pl.col("decks").is_not_null()).select(*SHOE_KEY, "decks")
     copy_key = [*SHOE_KEY, "card"]
+    counted = pl.col("event").is_in(["burn", "card", "card_exposed"])
     cards = (
-        events.filter(pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null())
+        events.filter(counted & pl.col("card").is_not_null())
         .select(*SHOE_KEY, "round", "seq", "event", "card")
         .join(decks, on=SHOE_KEY, how="inner")
         .with_columns(

@@ -90,13 +90,47 @@ BA803  offer_after_pass_wrong_seat  after a pass, the first offer not at the nex
                                     (seq: that offer)
 BA804  offer_skipped_seat           an offer sequence skips an occupied seat (seq: the offer after
                                     the skip)
+BA901  face_up_card_misused         a card found face up in the shoe before a round, in turn: not
+                                    disclosed and dealt as the round's first card; disclosed, set
+                                    aside with no discard and the round wagered (seq: the round's
+                                    first card); disclosed, a discard of a wrong count (seq: its
+                                    first burn)
+BA902  excess_card_misused          a card drawn in excess before a round, in turn: not disclosed
+                                    and burned (seq: the round's first card); disclosed, a discard
+                                    of a wrong count (seq: its first burn)
+BA903  misdealt_card_misused        a third card dealt to a standing player's hand: where the banker
+                                    draws, burned and the next card the banker's (seq: the banker's
+                                    third card); where it stays, not disclosed and burned (seq: the
+                                    next round's first card), or disclosed, a wrong discard (seq:
+                                    its first burn)
+BA904  round_beyond_shoe            the last rounds' cards of a shoe reordered (the same cards) so
+                                    that the last hand takes the shoe's last card, and it is
+                                    settled, not void (seq: that card)
 ====== ============================ ================================================================
+
+Right remedies of the irregularities (i) are planted too, only where ``faults > 0`` (a
+clean log is the same as without them): each kind once as soon as it fits, then about once
+every ``20 / faults`` rounds (a void round five times as seldom), in rounds without a fault,
+and the round after a card astray takes no plant either. Each has a truth row with a null
+`rule_id`, `fault` the remedy, `round` the round where no rule may find anything, and `seq`
+its `card_exposed` row (the void row): ``remedied_face_up_in_shoe`` (in turn: not disclosed
+and burned; disclosed and discarded, the card and its value in burns or the card, the next
+one and that one's value; disclosed, then a complete hand no one wagers on, the card dealt in
+it but not first), ``remedied_excess_card`` (not disclosed, the next round's first card;
+disclosed and discarded), ``remedied_misdealt_card`` (the banker's third card where the
+banker draws; else not disclosed, the next round's first card, or disclosed, the card and
+its value in burns, a 10-value card counting 10 or 0), ``remedied_insufficient_cards`` (a
+shoe whose last hand runs out of cards: void, every wager pushed, then the shuffle). Cards
+astray are planted from round 2 on, far from the cover card, never in a shoe planned by card
+count (BA106, BA904, a void round).
 
 ``faults * rounds`` kinds are queued; a kind whose chance is rare (one a
 shoe start or a table) may not find room for all its copies in a long run,
 so a run can hold somewhat fewer faults than queued. At most one BA603 is
 planted a shoe. Omissions (a draw not made, a vig or settlement missing,
-no offer, no last hand) have a null `seq`.
+no offer, no last hand) have a null `seq`. A shoe whose last hand runs out of cards (BA106,
+a right (i)(4)) or takes the very last card (BA904) has its last rounds' cards reordered
+where the clean deal would not end so.
 
 Judgement calls: the previous curator is not offered the shoe again in the
 sequence that follows his pass; when everyone declines at a shoe's start the
@@ -130,6 +164,7 @@ __all__ = [
     "DEFAULT_START",
     "FAULT_KINDS",
     "PROCEDURES",
+    "REMEDY_KINDS",
     "Simulation",
     "simulate",
     "table_settings",
@@ -192,9 +227,23 @@ FAULT_KINDS: dict[str, str] = {
     "BA802": "curator_kept_after_loss",
     "BA803": "offer_after_pass_wrong_seat",
     "BA804": "offer_skipped_seat",
+    "BA901": "face_up_card_misused",
+    "BA902": "excess_card_misused",
+    "BA903": "misdealt_card_misused",
+    "BA904": "round_beyond_shoe",
 }
 _ORDER = {kind: i for i, kind in enumerate(FAULT_KINDS)}
-SHOE_START_KINDS = ("BA101", "BA104", "BA106", "BA604")
+SHOE_START_KINDS = ("BA101", "BA104", "BA106", "BA604", "BA904")
+# The right remedies of the irregularities (i)(1)-(4), planted only in logs with faults, in
+# rounds without one: truth rows with no rule id, in whose rounds no rule finds anything
+REMEDY_KINDS = (
+    "remedied_face_up_in_shoe",
+    "remedied_excess_card",
+    "remedied_misdealt_card",
+    "remedied_insufficient_cards",
+)
+# Shoe-start kinds that need a whole shoe dealt within the log: they go first
+_WHOLE_SHOE_KINDS = ("BA106", "BA904")
 # Kinds whose chance comes seldom (a shoe's start or end, a shoe's first offer,
 # a late round): planted whenever they fit, not spread out over the run.
 OPPORTUNISTIC = frozenset({*SHOE_START_KINDS, "BA105", "BA603", "BA801"})
@@ -214,6 +263,7 @@ _SCARCITY = {
     "BA803": 2,
     "BA804": 2,
     "BA106": 3,
+    "BA904": 3,
     "BA105": 3,
     "BA603": 3,
 }
@@ -265,10 +315,12 @@ STEP = {
     "vig_settle": 3,
     "void": 2,
     "round_end": 1,
+    "card_exposed": 3,
 }
 
 # A row is a list of the event's fields, in this order.
 E, SEAT, TARGET, CARD, BET, AMOUNT, ACCEPTED, MODE, DECKS_, WINNER, PP, BP, REASON = range(13)
+EXPOSURE, DISCLOSED = 13, 14
 _FIELDS = (
     "event",
     "seat",
@@ -283,6 +335,8 @@ _FIELDS = (
     "player_points",
     "banker_points",
     "reason",
+    "exposure",
+    "disclosed",
 )
 
 
@@ -290,18 +344,21 @@ _FIELD_INDEX = {name: i for i, name in enumerate(_FIELDS)}
 
 
 def _row(event: str, **fields: Any) -> list:
-    row = [event, None, None, None, None, None, None, None, None, None, None, None, None]
+    row = [event, None, None, None, None, None, None, None, None, None, None, None, None, None,
+           None]
     for name, value in fields.items():
         row[_FIELD_INDEX[name]] = value
     return row
 
 
 def _money(event: str, seat: int, bet: str | None, cents: int) -> list:
-    return [event, seat, None, None, bet, cents, None, None, None, None, None, None, None]
+    return [event, seat, None, None, bet, cents, None, None, None, None, None, None, None, None,
+            None]
 
 
 def _card(target: str, card: int) -> list:
-    return ["card", None, target, CODES[card], None, None, None, None, None, None, None, None, None]
+    return ["card", None, target, CODES[card], None, None, None, None, None, None, None, None, None,
+            None, None]
 
 
 # --- the rules, from the ruleset ------------------------------------------------
@@ -446,7 +503,7 @@ class _Truth:
     shoe_id: str
     round: int | None
     fault: str
-    rule_id: str
+    rule_id: str | None  # None: a right remedy (no rule may find anything in its round)
     note: str
     row: list | None = None  # the row carrying the fault, until its seq is known
     seq: int | None = None
@@ -500,6 +557,26 @@ class _Planner:
             self.paced_done -= 1
 
 
+class _Remedies:
+    """The right remedies of (i) still to plant: none in a clean log; else each kind once
+    as soon as it fits, then about once every `every` rounds (a void round, which takes a
+    whole shoe, five times as seldom), in rounds without a fault."""
+
+    def __init__(self, faults: float, planner: _Planner):
+        self.every = max(40, round(20 / faults)) if faults > 0 else 0
+        self.done: Counter[str] = Counter()
+        self.planner = planner  # its rounds_done paces them
+
+    def due(self, kind: str) -> bool:
+        if not self.every:
+            return False
+        every = self.every * (5 if kind == "remedied_insufficient_cards" else 1)
+        return self.done[kind] <= self.planner.rounds_done // every
+
+    def planted(self, kind: str) -> None:
+        self.done[kind] += 1
+
+
 @dataclass
 class _Plan:
     """How a round's planted fault changes it."""
@@ -540,6 +617,9 @@ class _Table:
         self.shoe_no = 0
         self.need_shuffle = True
         self.seated = self.rng.sample(self.layout, self.rng.randint(4, min(8, len(self.layout))))
+        self.quiet = False  # the round before held a card astray: this one takes no plant
+        self.astray_now = False  # a card astray may be planted in this round
+        self.first_card_truth: _Truth | None = None  # a fault shown by the next first card
 
     # -- bookkeeping
 
@@ -592,6 +672,8 @@ class _Table:
         self.cover_out = False
         self.last_round: int | None = None
         self.void_round: int | None = None
+        self.void_remedy = False  # the void round returns every wager: a right (i)(4)
+        self.exhaust_round: int | None = None  # BA904: the round that takes the last card
         self.pct = COMMISSION_PERCENT
         self.pct_truth: _Truth | None = None
         self.extra_truth: _Truth | None = None  # BA105 with two rounds after the cover round
@@ -610,13 +692,19 @@ class _Table:
         rng.shuffle(shoe)
         self.decks = DECKS
         kind = None
-        for candidate in self.sim.planner.candidates(SHOE_START_KINDS):
+        ending = self._void_remedy(shoe)  # (cover, last round, the shoe) of a planned end
+        void_remedy = ending is not None
+        for candidate in [] if void_remedy else self.sim.planner.candidates(SHOE_START_KINDS):
             if candidate == "BA604" and not (self.big and not self.ez):
                 continue
-            if candidate == "BA106" and self._void_plan(shoe) is None:
-                continue
+            if candidate in _WHOLE_SHOE_KINDS:
+                ending = self._planned_end(shoe, exact=candidate == "BA904")
+                if ending is None:
+                    continue
             kind = candidate
             break
+        if ending is not None:
+            shoe = ending[2]
         burn_delta = 0
         if kind == "BA101":
             self.decks = FAULT_DECKS
@@ -658,34 +746,78 @@ class _Table:
                 f"every commission of the shoe at {self.pct}% where the "
                 f"facility takes {COMMISSION_PERCENT}%",
             )
-        elif kind == "BA106":
-            self.cover, self.void_round = self._void_plan(shoe)
+        elif kind == "BA106" or void_remedy:
+            self.cover, self.void_round, _ = ending
+            self.card_faults_ok = False
+            self.void_remedy = void_remedy
+        elif kind == "BA904":
+            self.cover, self.exhaust_round, _ = ending
             self.card_faults_ok = False
         self.round_began = self.clock
         self._emit(rows, 0, truths)
         self.clock += 10
 
-    def _void_plan(self, shoe: list[int]) -> tuple[int, int] | None:
-        """BA106: (cover position, void round) for a shoe whose last hand runs out of cards.
+    def _planned_end(self, shoe: list[int], exact: bool) -> tuple[int, int, list[int]] | None:
+        """The end of a shoe planned by card count: (cover position, round, the shoe).
 
-        The deal is fixed by the card order, so a clean shoe's rounds are known
-        in advance; the cover card goes into the round before the one that
-        cannot be completed, and no fault that changes a round's card count is
-        planted in that shoe.
+        The deal is fixed by the card order, so a clean shoe's rounds are known in
+        advance. `exact` (BA904): the last complete round takes the shoe's very last card,
+        so that (i)(4) voids it, and the round is that one; else (BA106, a right (i)(4)): the
+        round after the last complete one runs out of cards. Where the shoe does not end so,
+        its last rounds' cards are put in another order (the same cards) until it does. The
+        cover card goes into the round before, so that the round is the last hand, and no
+        fault that changes a round's card count is planted in that shoe.
         """
+        starts = self._starts(shoe)
+        if len(starts) < 4:
+            return None
+        ends_exactly = self._ends_exactly(shoe, starts)
+        if ends_exactly != exact:
+            at = starts[-2]
+            tail = shoe[at:]
+            for _ in range(300):
+                self.rng.shuffle(tail)
+                trial = shoe[:at] + tail
+                starts = self._starts(trial)
+                if self._ends_exactly(trial, starts) == exact:
+                    shoe = trial
+                    break
+            else:
+                return None
+        last = len(starts) if exact else len(starts) + 1
+        if last > self.budget - self.done:
+            return None
+        return starts[-2 if exact else -1] + 1, last, shoe
+
+    def _ends_exactly(self, shoe: list[int], starts: list[int]) -> bool:
+        """Whether the last complete round of a clean deal takes the shoe's last card."""
+        return starts[-1] + len(_deal(shoe, starts[-1], self.rules).cards) == len(shoe)
+
+    def _void_remedy(self, shoe: list[int]) -> tuple[int, int, list[int]] | None:
+        """A right (i)(4), where one is due and this shoe can hold it: its last hand runs out
+        of cards, is void and returns every wager. The faults that need a whole shoe go
+        first, the first time."""
+        planner = self.sim.planner
+        if any(planner.left[k] and not planner.planted[k] for k in _WHOLE_SHOE_KINDS):
+            return None
+        if not self.sim.remedies.due("remedied_insufficient_cards"):
+            return None
+        ending = self._planned_end(shoe, exact=False)
+        if ending is not None:
+            self.sim.remedies.planted("remedied_insufficient_cards")
+        return ending
+
+    def _starts(self, shoe: list[int]) -> list[int]:
+        """Where each complete round of a clean deal of `shoe` starts."""
         pos = 1 + self.rules.burn[shoe[0]]
         starts = []
         while True:
             try:
                 dealt = _deal(shoe, pos, self.rules)
             except IndexError:
-                break
+                return starts
             starts.append(pos)
             pos += len(dealt.cards)
-        void_round = len(starts) + 1
-        if len(starts) < 2 or void_round > self.budget - self.done:
-            return None
-        return starts[-1] + 1, void_round
 
     def _end_shoe(self) -> None:
         self.need_shuffle = True
@@ -805,7 +937,7 @@ class _Table:
     def _round_plan(self, peek: _Deal, cover_here: bool) -> _Plan | None:
         planner = self.sim.planner
         for kind in planner.candidates():
-            if kind in SHOE_START_KINDS or kind == "BA105":
+            if kind in SHOE_START_KINDS or kind in ("BA105", "BA901", "BA902"):
                 continue
             plan = self._eligible(kind, peek, cover_here)
             if plan is not None:
@@ -910,7 +1042,12 @@ class _Table:
             return _Plan(kind, need={"banker": 1}) if ok else None
         if kind == "BA603":
             # marked and never settled: a shuffle must follow within the log
-            if self.ez or w != "banker" or self.void_round is not None or self.unsettled_fault:
+            if (
+                self.ez
+                or w != "banker"
+                or self.void_round is not None
+                or self.unsettled_fault
+            ):
                 return None
             after = self.budget - self.done - 1
             if self.cover_out:
@@ -936,6 +1073,11 @@ class _Table:
             return _Plan(kind, seats=5)
         if kind == "BA802":
             return _Plan(kind) if self.big and self.pending_pass == "must" else None
+        if kind == "BA903":
+            ways = self._misdeal_ways(d, fault=True) if self.astray_now else ()
+            if not ways:
+                return None
+            return _Plan(kind, variant=self.sim.turn(f"BA903:{ways[0]}", ways))
         return None
 
     def _rig(self, wanted: Callable[[_Deal], bool]) -> bool:
@@ -1071,14 +1213,30 @@ class _Table:
         last_of_table = self.done + 1 >= self.budget
         truths: list[_Truth] = []
 
+        # a card astray (i) before the round, or misdealt in it; none in the round after one
+        quiet = self.quiet
+        # (a clean log has none: one test, not the conditions, every round)
+        self.astray_now = bool(self.sim.remedies.every) and self._astray_ok(r, last_of_table)
+        astray_rows, blank, astray_truths = (
+            self._between_rounds(r) if self.astray_now else ([], False, [])
+        )
+        truths += astray_truths
         peek = _deal(self.shoe, self.pos, rules)
         cover_here = self.pos <= self.cover < self.pos + len(peek.cards) and not self.cover_out
-        plan = self._round_plan(peek, cover_here)
+        plan = None if quiet or astray_rows else self._round_plan(peek, cover_here)
         kind = plan.kind if plan else None
         d = _deal(self.shoe, self.pos, rules, **plan.deal) if plan else peek
         if kind in ("BA505", "BA506", "BA507"):
             d = _deal(self.shoe, self.pos, rules)  # the cards were rearranged
-        used = len(d.cards)
+        misdeal, misdeal_remedy = plan.variant if kind == "BA903" else None, False
+        if misdeal is None and plan is None and self.astray_now and not astray_rows:
+            misdeal = self._misdeal_remedy(peek)
+            misdeal_remedy = misdeal is not None
+        after_fourth: list[list] = []
+        if misdeal is not None:
+            d, after_fourth, used = self._misdeal(misdeal, d)
+        else:
+            used = len(d.cards)
 
         # the cover card: this round completes, then one last hand (f)(9)
         cover_here = not self.cover_out and self.pos <= self.cover < self.pos + used
@@ -1092,13 +1250,18 @@ class _Table:
             last_of_table
             or self.last_round == r
             or (self.void_round is not None and r >= self.void_round - 1)
+            or (self.exhaust_round is not None and r >= self.exhaust_round - 1)
         )
 
-        occupied, wagers = self._seat_round(plan, sides=plan is None or plan.sides)
-        pre = [_row("cover_card")] if cover_before else []
-        pre += self._pre_round(r, occupied, kind, truths)
-        if kind in ("BA801", "BA802", "BA803", "BA804"):
-            kind = None  # recorded (or given back) with the offers
+        if blank:  # a hand no one wagers on (i)(1)(ii): no wagers, no offers
+            occupied, wagers = [], []
+        else:
+            occupied, wagers = self._seat_round(plan, sides=plan is None or plan.sides)
+        pre = astray_rows + ([_row("cover_card")] if cover_before else [])
+        if not blank:
+            pre += self._pre_round(r, occupied, kind, truths)
+        if kind in ("BA801", "BA802", "BA803", "BA804", "BA903"):
+            kind = None  # recorded (or given back) with the offers, or with the cards
 
         wager_rows = [_money("wager", seat, bet, cents) for seat, bet, cents in wagers]
         results = [list(self._result(bet, cents, d)) for _, bet, cents in wagers]
@@ -1123,9 +1286,11 @@ class _Table:
         rows.append(no_more_bets)
         card_rows = [_card(target, card) for target, card in d.cards]
         shown = list(card_rows)
+        shown[4:4] = after_fourth
         if cover_here and not cover_before:
             shown.insert(self.cover - self.pos, _row("cover_card"))
         rows += shown
+        truths += self._astray_truths(r, card_rows, misdeal, misdeal_remedy, after_fourth)
         result = _row("result", winner=d.winner, player_points=d.pp, banker_points=d.bp)
         rows.append(result)
 
@@ -1164,6 +1329,8 @@ class _Table:
 
         # marked commission of earlier rounds, settled later in the shoe
         for seat in sorted(self.owed, reverse=True):
+            if blank:
+                break
             if settle_all or rng.random() < 0.35:
                 rows.append(_money("vig_settle", seat, None, self.owed.pop(seat)))
         rows.append(_row("round_end"))
@@ -1189,7 +1356,8 @@ class _Table:
         self.pos += used
         self.round_no = r
         self.done += 1
-        if self.big and self.curator is not None and self.pending_pass is None:
+        self.quiet = bool(astray_rows) or misdeal is not None
+        if self.big and self.curator is not None and self.pending_pass is None and not blank:
             if d.winner == "player":
                 self.pending_pass = "must"  # (h)(1)(i)
             elif rng.random() < 0.1:
@@ -1197,9 +1365,228 @@ class _Table:
         if self.last_round == r:
             self._end_shoe()
 
+    # -- cards astray (i)(1)-(3): planted wrong (BA901-BA903) or right (remedied_...)
+
+    def _astray_ok(self, r: int, last_of_table: bool) -> bool:
+        """Whether a card astray may be planted before or in round r: not in round 1, nor in
+        the round after one that held one, nor near the cover card or in a shoe whose
+        rounds are planned by card count (BA106, BA904); and a round of the shoe follows."""
+        return (
+            r >= 2
+            and not self.quiet
+            and self.card_faults_ok
+            and not self.cover_out
+            and self.cover - self.pos > 40
+            and not last_of_table
+        )
+
+    def _exposed(self, card: int, exposure: str, disclosed: bool) -> list:
+        row = _row("card_exposed", card=CODES[card], exposure=exposure, disclosed=disclosed)
+        if exposure == "misdealt":
+            row[TARGET] = "player"
+        return row
+
+    def _burns(self, at: int, count: int) -> list[list]:
+        """Burn rows of the `count` cards of the shoe from position `at` (counted as seen)."""
+        rows = []
+        for card in self.shoe[at : at + count]:
+            rows.append(_row("burn", card=CODES[card]))
+            self.seen[card] += 1
+        return rows
+
+    def _value(self, card: int, ten_as_zero: bool) -> int:
+        value = self.rules.burn[card]
+        return 0 if ten_as_zero and value == 10 else value
+
+    def _discard_passes(self, exposed: int, burned: list[int], tens_zero: bool) -> bool:
+        """Whether the burns of a discard pass (hand-history-v1 1.2): one card and its value
+        in burns, or the exposed card, one more and that card's value; in (i)(3) a
+        ten-value card may count 10 or 0."""
+        n = len(burned)
+        for zero in (False, True) if tens_zero else (False,):
+            if n >= 1 and n == 1 + self._value(burned[0], zero):
+                return True
+            if n >= 2 and burned[0] == exposed and n == 2 + self._value(burned[1], zero):
+                return True
+        return False
+
+    def _discard(self, at: int, exposed: int, right: bool, tens_zero: bool) -> list[list]:
+        """The burns of a discard from shoe position `at`, whose card is the exposed one:
+        `right`, the card and its value in burns (or, in turn, the card, the next one and
+        that one's value); else a count off by one or two that no reading allows."""
+        shoe = self.shoe
+        if right:
+            if self.sim.turn("discard", ("own", "next")) == "own":
+                count = 1 + self._value(exposed, tens_zero and self.rng.random() < 0.5)
+            else:
+                count = 2 + self._value(shoe[at + 1], False)
+            return self._burns(at, count)
+        for delta in self.rng.sample((-2, -1, 1, 2), 4):
+            count = 1 + self._value(exposed, False) + delta
+            if count >= 1 and not self._discard_passes(exposed, shoe[at : at + count],
+                                                       tens_zero):
+                return self._burns(at, count)
+        return self._burns(at, 1 + self._value(exposed, False) + 3)
+
+    def _between_rounds(self, r: int) -> tuple[list[list], bool, list[_Truth]]:
+        """A card found face up in the shoe or drawn in excess before round r, planted wrong
+        (BA901, BA902: a queued fault) or right (a remedy due): its rows, carrying round r,
+        whether round r is then a hand no one wagers on ((i)(1)(ii)), and the truths whose
+        row is among them."""
+        for kind in self.sim.planner.candidates(("BA901", "BA902")):
+            self.sim.planner.take(kind)
+            rows, truths = self._astray_fault(kind, r)
+            return rows, False, truths
+        remedies = self.sim.remedies
+        for name in ("remedied_face_up_in_shoe", "remedied_excess_card"):
+            if remedies.due(name):
+                remedies.planted(name)
+                return self._astray_remedy(name, r)
+        return [], False, []
+
+    def _astray_fault(self, kind: str, r: int) -> tuple[list[list], list[_Truth]]:
+        x = self.shoe[self.pos]
+        code = CODES[x]
+        if kind == "BA901":
+            how = self.sim.turn(kind, ("used", "no_discard", "wrong_discard"))
+            exposed = self._exposed(x, "face_up_in_shoe", how != "used")
+        else:
+            how = self.sim.turn(kind, ("not_next", "wrong_discard"))
+            exposed = self._exposed(x, "excess", how == "wrong_discard")
+        rows = [exposed]
+        if how == "wrong_discard":
+            rows += self._discard(self.pos, x, right=False, tens_zero=False)
+            self.pos += len(rows) - 1
+            note = f"{code} disclosed, its discard {len(rows) - 1} card(s)"
+            return rows, [self._truth(kind, r, note, rows[1])]
+        if how == "used":
+            note = f"{code} found face up in the shoe and dealt as the next hand's first card"
+        elif how == "no_discard":
+            self.pos += 1  # set aside without a row
+            self.seen[x] += 1
+            note = f"{code} found face up and disclosed, the next hand dealt with no discard"
+        else:
+            rows += self._burns(self.pos, 1)
+            self.pos += 1
+            note = f"{code} drawn in excess, not disclosed, burned: not the next hand's first card"
+        # the row showing it is the next hand's first card, this round's
+        self.first_card_truth = self._truth(kind, r, note, None)
+        return rows, []
+
+    def _astray_remedy(self, name: str, r: int) -> tuple[list[list], bool, list[_Truth]]:
+        x = self.shoe[self.pos]
+        blank = False
+        if name == "remedied_face_up_in_shoe":
+            how = self.sim.turn(name, ("burned", "discard", "blank"))
+            if how == "blank":
+                # a card deeper in the shoe, dealt in the hand no one wagers on, not first
+                # (nor after a copy of it there, which would be read as the card)
+                shoe, pos = self.shoe, self.pos
+                deeper = [k for k in (1, 2, 3) if shoe[pos + k] not in shoe[pos : pos + k]]
+                x = shoe[pos + self.rng.choice(deeper)] if deeper else x
+                how = how if deeper else "burned"
+            rows = [self._exposed(x, "face_up_in_shoe", how != "burned")]
+        else:
+            how = self.sim.turn(name, ("next_first", "discard"))
+            rows = [self._exposed(x, "excess", how == "discard")]
+        if how == "burned":
+            rows += self._burns(self.pos, 1)
+        elif how == "discard":
+            rows += self._discard(self.pos, x, right=True, tens_zero=False)
+        elif how == "blank":
+            blank = True
+        self.pos += len(rows) - 1
+        return rows, blank, [self._remedied(name, r, how, rows[0])]
+
+    def _remedied(self, name: str, r: int, how: str, row: list) -> _Truth:
+        """The truth row of a right remedy: no rule, its round and its card_exposed row."""
+        shown = "disclosed" if row[DISCLOSED] else "not disclosed"
+        note = f"{row[CARD]} {row[EXPOSURE]}, {shown}: {how.replace('_', ' ')}"
+        truth = _Truth(self.table_id, self.shoe_id, r, name, None, note, row)
+        self.sim.truth.append(truth)
+        return truth
+
+    def _misdeal_ways(self, d: _Deal, fault: bool) -> tuple[str, ...]:
+        """How a third card misdealt to the player may be planted in a round dealt `d`: only
+        where the player's hand stands (then no third card is authorized for it)."""
+        rules = self.rules
+        natural = d.p_nat or d.b_nat
+        if not natural and d.p_two in rules.player_draws:
+            return ()
+        must = not natural and d.b_two in rules.banker_stood
+        if fault:
+            return ("burned",) if must else ("not_next", "wrong_discard")
+        return ("to_banker",) if must else ("next_first", "discard")
+
+    def _misdeal(self, how: str, d: _Deal) -> tuple[_Deal, list[list], int]:
+        """The misdealt card (the card after the first four): the round's deal, the rows
+        put after its fourth card, and the cards the round takes from the shoe."""
+        shoe, pos = self.shoe, self.pos
+        x = shoe[pos + 4]
+        disclosed = {"to_banker": self.rng.random() < 0.5, "burned": self.rng.random() < 0.5,
+                     "discard": True, "wrong_discard": True}.get(how, False)
+        rows = [self._exposed(x, "misdealt", disclosed)]
+        if how == "to_banker":  # the banker draws: the card is its third card
+            return d, rows, len(d.cards)
+        if how == "burned":  # the banker draws the card after it
+            rows += self._burns(pos + 4, 1)
+            dealt = _deal(shoe[pos : pos + 4] + shoe[pos + 5 : pos + 12], 0, self.rules)
+            return dealt, rows, len(dealt.cards) + 1
+        if how in ("discard", "wrong_discard"):
+            rows += self._discard(pos + 4, x, right=how == "discard", tens_zero=True)
+            return d, rows, 4 + len(rows) - 1
+        if how == "not_next":
+            rows += self._burns(pos + 4, 1)
+            return d, rows, 5
+        return d, rows, 4  # next_first: the next hand begins with it
+
+    def _astray_truths(self, r: int, card_rows: list[list], misdeal: str | None,
+                       remedy: bool, after_fourth: list[list]) -> list[_Truth]:
+        """The truths whose row is in this round: a fault shown by its first card (planted
+        before it, or misdealt in the round before), a misdealt card's, BA904's last card."""
+        truths = []
+        pending = self.first_card_truth
+        if pending is not None:
+            pending.round, pending.row = r, card_rows[0]
+            truths.append(pending)
+            self.first_card_truth = None
+        if misdeal is not None:
+            code = after_fourth[0][CARD]
+            if remedy:
+                truths.append(self._remedied("remedied_misdealt_card", r, misdeal,
+                                             after_fourth[0]))
+            elif misdeal == "burned":
+                note = f"{code} misdealt to the player and burned; the banker had to draw it"
+                truths.append(self._truth("BA903", r, note, card_rows[4]))
+            elif misdeal == "wrong_discard":
+                note = f"{code} misdealt to the player, disclosed, a wrong count discarded"
+                truths.append(self._truth("BA903", r, note, after_fourth[1]))
+            else:  # not_next: shown by the next hand's first card
+                note = f"{code} misdealt to the player, not disclosed, burned"
+                self.first_card_truth = self._truth("BA903", r + 1, note, None)
+        if self.exhaust_round == r:
+            note = "the round takes the shoe's last card and is settled, not void"
+            truths.append(self._truth("BA904", r, note, card_rows[-1]))
+        return truths
+
+    def _misdeal_remedy(self, d: _Deal) -> str | None:
+        """A right remedy of a misdealt third card, when one is due and the round fits."""
+        name = "remedied_misdealt_card"
+        if not self.sim.remedies.due(name):
+            return None
+        ways = self._misdeal_ways(d, fault=False)
+        if not ways:
+            return None
+        self.sim.remedies.planted(name)
+        return self.sim.turn(f"{name}:{ways[0]}", ways)
+
     def _maybe_ba105(self, r: int, used: int, truths: list[_Truth]) -> None:
         """BA105: zero or two rounds after the cover card round, when the log has room."""
-        if self.void_round is not None or not self.sim.planner.candidates(("BA105",)):
+        if (
+            self.void_round is not None
+            or self.exhaust_round is not None
+            or not self.sim.planner.candidates(("BA105",))
+        ):
             return
         after = self.budget - self.done - 1
         left = len(self.shoe) - self.pos - used
@@ -1469,20 +1856,28 @@ class _Table:
             _deal(self.shoe, self.pos, self.rules, out=dealt)
         rows += [_card(target, card) for target, card in dealt]
         rows.append(_row("void", reason="insufficient cards"))
-        keep = self.rng.randrange(len(wagers))
+        keep = -1 if self.void_remedy else self.rng.randrange(len(wagers))
         order = sorted(range(len(wagers)), key=lambda i: (i != keep, -wagers[i][0]))
         settle = [_money("collect" if i == keep else "push", *wagers[i]) for i in order]
         rows += settle
         rows.append(_row("round_end"))
-        seat, bet, cents = wagers[keep]
-        truths.append(
-            self._truth(
-                "BA106",
-                r,
-                f"void round: seat {seat} {bet} wager of ${cents / 100:g} collected, not returned",
-                settle[0],
+        if self.void_remedy:
+            void = next(row for row in rows if row[E] == "void")
+            truth = _Truth(self.table_id, self.shoe_id, r, "remedied_insufficient_cards", None,
+                           "void round: every wager returned, then the shuffle", void)
+            self.sim.truth.append(truth)
+            truths.append(truth)
+        else:
+            seat, bet, cents = wagers[keep]
+            truths.append(
+                self._truth(
+                    "BA106",
+                    r,
+                    f"void round: seat {seat} {bet} wager of ${cents / 100:g} collected, not "
+                    "returned",
+                    settle[0],
+                )
             )
-        )
         if pre:
             self._emit(pre, r, truths)
         self._emit(rows, r, truths)
@@ -1516,6 +1911,8 @@ _CHUNK_SCHEMA = {
     "player_points": pl.Int8,
     "banker_points": pl.Int8,
     "reason": pl.String,
+    "exposure": pl.Enum(v.BACCARAT_EXPOSURES),
+    "disclosed": pl.Boolean,
     "_t": pl.Int64,
     "round": pl.Int16,
     "_shoe": pl.Int32,
@@ -1559,6 +1956,7 @@ class _Simulator(TableRounds):
         on: date = start.date()
         self.rules = _Rules(load_rulesets().params("baccarat", on=on))
         self.planner = _Planner(faults, rounds)
+        self.remedies = _Remedies(faults, self.planner)
         self.truth: list[_Truth] = []
         TableRounds.__init__(self)
         self.settings = [table_settings(i) for i in range(tables)]
@@ -1620,6 +2018,7 @@ class _Simulator(TableRounds):
                         v.BOOLEAN_COLUMNS else pl.String)
                         for c in v.COLUMNS if c not in columns})
         columns.update({c: pl.col(c).cast(pl.Int64) for c in v.INTEGER_COLUMNS if c != "hand"})
+        columns["exposure"] = pl.col("exposure").cast(pl.String)
         columns["dealer_id"] = dealer_on(
             "D-1", len(self.tables), pl.col("_table"), pl.col("_t"), pl.col("event")
         )

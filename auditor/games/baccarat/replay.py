@@ -1,5 +1,8 @@
 """Every recorded baccarat round, replayed: one row per round, built once per audit.
 
+A round number holding only shoe-level rows (hand-history-v1 1.2: a card found face up
+and its discard before a reshuffle) is no round, and has no row here.
+
 The replay takes the cards as they left the shoe and recomputes, with the
 tableau's expressions, what the rules required: who had to draw, the point
 counts, the winner, dragon 7 and panda 8. Rules compare the log against
@@ -27,6 +30,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from ...audit_context import GameContext
+from ...ingest import vocabulary
 from .. import common, runs
 from ..sorted_keys import marked_sorted
 from . import tableau
@@ -304,8 +308,30 @@ def _replayed(frame: pl.LazyFrame, ctx: GameContext) -> pl.LazyFrame:
     )
 
 
+def _shoe_level_only(ctx: GameContext, events: pl.DataFrame) -> pl.Series:
+    """The round ids (>= 1) holding only shoe-level rows: no round (hand-history-v1 1.2),
+    e.g. a card found face up and its discard, carrying the next round's number, before
+    the cards were reshuffled. Only rounds with no mark are looked at: most logs, none."""
+    marks = ["start_seq", "no_more_bets_seq", "end_seq", "result_seq", "void_seq"]
+    bare = events.filter(pl.all_horizontal(pl.col(marks).is_null())).get_column("rid")
+    if bare.is_empty():
+        return bare
+    busy = (
+        _played(ctx)
+        .filter(pl.col("rid").is_in(bare.implode())
+                & ~pl.col("event").is_in(vocabulary.SHOE_EVENTS))
+        .select("rid")
+        .collect(engine=ENGINE)
+        .get_column("rid")
+    )
+    return bare.filter(~bare.is_in(busy.implode()))
+
+
 def build_rounds(ctx: GameContext) -> pl.DataFrame:
     events = _round_events(ctx)
+    no_round = _shoe_level_only(ctx, events)
+    if no_round.len():
+        events = events.filter(~pl.col("rid").is_in(no_round.implode()))
     cards = _round_cards(ctx, events.get_column("rid"))
     rounds = pl.concat([events, cards.drop("rid")], how="horizontal").lazy()
     rounds = _replayed(rounds, ctx)

@@ -17,8 +17,8 @@ Columns of `shoes(ctx)` (sorted by table_id, shoe_no):
                    1.1, "Logs cut at any hour"): what came before its first row (marked
                    commission, the curator) is unknown
   shuffle_seq decks  the shuffle and the decks it declares
-  burn_cards burn_seqs  the burns before round 1, in order (e); mid-shoe burns of the
-                   irregularities of (i) carry a round >= 1 and are not listed
+  burn_cards burn_seqs  the burns before round 1, in order (e); burns of the irregularities
+                   of (i) (a discard, a card found face up burned) are not listed
   burn_required    how many burns must follow the face-up first one: its value by
                    `burn_values` (A=1, 2-9 face, T/J/Q/K=10); null with no burn
   cover_round cover_seq  the round of the shoe's first cover_card, and its row
@@ -41,7 +41,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from .. import gaps
-from . import replay
+from . import irregularities, replay
 
 SHOE_KEY = ["table_id", "shoe_id"]
 
@@ -59,9 +59,14 @@ def _shoe_events(ctx: GameContext) -> pl.LazyFrame:
     burn = before_play & (event == "burn")
     shuffle = event == "shuffle"
     cover = event == "cover_card"
+    rows = ctx.events.lazy().filter(event.is_in(["shuffle", "burn", "cover_card"]))
+    # the burns of a discard (i)(1)-(3), and a card found face up that was burned, are not
+    # the (e) burn, even before round 1
+    astray = irregularities.not_shoe_burns(ctx)
+    if astray.height:
+        rows = rows.join(astray.lazy(), on=["table_id", "seq"], how="anti")
     return (
-        ctx.events.lazy()
-        .filter(event.is_in(["shuffle", "burn", "cover_card"]))
+        rows
         .group_by(SHOE_KEY)
         .agg(
             (before_play & shuffle).any().alias("auditable"),
@@ -88,19 +93,26 @@ def _gap_rounds(ctx: GameContext) -> pl.LazyFrame:
 
 def build_shoes(ctx: GameContext) -> pl.DataFrame:
     # the last round is found by its round id: one integer to join on, not three columns
-    last_rounds = replay.rounds(ctx).lazy().select(
+    rounds = replay.rounds(ctx)
+    last_rounds = rounds.lazy().select(
         pl.col("rid").alias("last_rid"), pl.col("void").alias("last_round_void")
     )
+    spans = replay.spans(ctx)
+    # a round number of shoe-level rows only is no round (replay): not the last round
+    numbered = pl.col("round")
+    if spans.height - rounds.height > spans.select((pl.col("round") == 0).sum()).item():
+        played = (pl.col("round") == 0) | pl.col("rid").is_in(rounds.get_column("rid").implode())
+        numbered = pl.when(played).then(pl.col("round"))
     shoes = (
-        replay.spans(ctx)
+        spans
         .lazy()
         .group_by(SHOE_KEY)
         .agg(
             pl.col("first_seq").min(),
             pl.col("last_seq").max(),
-            pl.col("round").max().alias("last_round"),
+            numbered.max().fill_null(0).alias("last_round"),
             # a round number has one id: the last round's is the one of the highest
-            pl.col("rid").get(pl.col("round").arg_max()).alias("last_rid"),
+            pl.col("rid").get(numbered.arg_max()).alias("last_rid"),
         )
         .join(_shoe_events(ctx), on=SHOE_KEY, how="left")
         .join(_gap_rounds(ctx), on=SHOE_KEY, how="left")

@@ -364,6 +364,10 @@ PROCEDURE = register(
         "PIT-1 uses (ii); seats 5 and 2 win on banker: vig 5, vig 2, pay 5, pay 2.",
         check=wrong_procedure,
         needs=("wagers", "settle_order"),
+        also=(
+            "9 NYCRR 5324.20(g)(2)(i)", "9 NYCRR 5324.20(g)(2)(ii)", "9 NYCRR 5324.20(g)(2)(iii)",
+            "9 NYCRR 5324.20(g)(2)(iv)",
+        ),
     )
 )
 PIT_UNIFORM = register(

@@ -11,6 +11,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games.baccarat import curator as shoe_holder
+from ...games.baccarat import irregularities as astray
 from ..registry import Rule, register
 
 # an offer finding sits where its row is: the round the row carries (0 before round 1)
@@ -56,8 +57,18 @@ def first_offer_not_at_seat_one(ctx: GameContext) -> pl.DataFrame:
 def curator_kept_shoe_after_banker_loss(ctx: GameContext) -> pl.DataFrame:
     # (h)(1)(i): after a banker loss the next round must begin with a pass (an offer sequence)
     rounds = shoe_holder.curators(ctx)
+    # a hand no one wagers on after a card found face up (i)(1)(ii) obliges no pass
+    blank = astray.blank_hands(ctx)
+    if blank.height:
+        rounds = rounds.join(blank.select(*shoe_holder.KEY, pl.lit(True).alias("blank")),
+                             on=shoe_holder.KEY, how="left", maintain_order="left")
+    else:
+        rounds = rounds.with_columns(pl.lit(None, pl.Boolean).alias("blank"))
+    blank_hand = pl.col("blank").fill_null(False)
     # each round a curator dealt and the banker lost, as the round before the next one
-    lost = rounds.filter(pl.col("banker_lost") & pl.col("curator").is_not_null()).select(
+    lost = rounds.filter(
+        pl.col("banker_lost") & pl.col("curator").is_not_null() & ~blank_hand
+    ).select(
         *shoe_holder.SHOE,
         (pl.col("round") + 1).alias("round"),
         pl.col("round", "curator", "p_points", "b_points", "panda8").name.prefix("prev_"),
@@ -65,6 +76,8 @@ def curator_kept_shoe_after_banker_loss(ctx: GameContext) -> pl.DataFrame:
     kept = rounds.filter(~pl.col("has_offers")).join(
         lost, on=shoe_holder.KEY, how="inner", maintain_order="left"
     )
+    if blank.height:
+        kept = _past_blank_hand(rounds, kept, blank_hand)
     loss = pl.when(pl.col("prev_panda8")).then(pl.lit("a panda 8, ")).otherwise(pl.lit(""))
     return kept.select(
         "table_id",
@@ -87,6 +100,22 @@ def curator_kept_shoe_after_banker_loss(ctx: GameContext) -> pl.DataFrame:
             "no shoe_offer before round {}; seat {} kept the shoe", "round", "prev_curator"
         ).alias("observed"),
     )
+
+
+def _past_blank_hand(rounds: pl.DataFrame, kept: pl.DataFrame,
+                     blank_hand: pl.Expr) -> pl.DataFrame:
+    """Where the round after the banker's loss is a hand no one wagers on, the pass may
+    come before it or before the round after it: a loss is kept only where neither
+    began with an offer (the dealer may deal the blank hand either way)."""
+    through = kept.filter(blank_hand).select(
+        *shoe_holder.SHOE,
+        (pl.col("round") + 1).alias("round"),
+        pl.col("^prev_.*$"),
+    )
+    later = rounds.filter(~pl.col("has_offers")).join(
+        through, on=shoe_holder.KEY, how="inner", maintain_order="left"
+    )
+    return pl.concat([kept.filter(~blank_hand), later.select(kept.columns)])
 
 
 def pass_not_to_next_seat(ctx: GameContext) -> pl.DataFrame:
@@ -186,7 +215,9 @@ KEPT_AFTER_LOSS = register(
         "round_start. Rounds the dealer dealt (every seat declined) are not judged, nor are "
         "rounds whose curator is unknown: before the first offer the log records in a shoe "
         "that began before it, or after a round set aside (a lost row: it may have held "
-        "offers), until the next offer the log records.",
+        "offers), until the next offer the log records. A hand no one wagers on after a card "
+        "found face up ((i)(1)(ii)) obliges no pass, and a loss before it may be answered by "
+        "a pass before it or before the round after it.",
         "Seat 4 deals round 6, player 7 beats banker 5; round 7 starts with no shoe_offer.",
         "Round 6 is a player win; before round 7 the shoe is offered to seat 5, who accepts.",
         check=curator_kept_shoe_after_banker_loss,

@@ -199,6 +199,7 @@ CARD_AFTER_NATURAL = register(
         "player 5S 3H (natural 8), banker 2D 4C, and the result",
         check=card_after_natural,
         needs=("cards",),
+        also=("9 NYCRR 5324.20(f)(7)",),
     )
 )
 
@@ -247,6 +248,7 @@ PLAYER_DRAW_WRONG = register(
         "player 3S 2H (5), banker 2D 2C (4), and a third card to the player",
         check=player_draw_wrong,
         needs=("cards",),
+        also=("9 NYCRR 5324.20(f)(7)",),
     )
 )
 
@@ -311,6 +313,7 @@ BANKER_WRONG_PLAYER_STOOD = register(
         "player 4S 3H (7) stands, banker 3D 2C (5) draws one card",
         check=banker_wrong_player_stood,
         needs=("cards",),
+        also=("9 NYCRR 5324.20(f)(7)",),
     )
 )
 BANKER_WRONG_BY_THIRD_CARD = register(
@@ -328,5 +331,6 @@ BANKER_WRONG_BY_THIRD_CARD = register(
         "banker 3 (AS 2H) stands after the player's third card 8D, draws after 9D",
         check=banker_wrong_by_third_card,
         needs=("cards",),
+        also=("9 NYCRR 5324.20(f)(7)",),
     )
 )

@@ -130,6 +130,7 @@ PLAYER = register(
         "Seat 3 wagers $25 on player; player wins 7 to 5; the dealer pays $25.",
         check=player_paid_wrong,
         needs=("cards", "wagers"),
+        also=("9 NYCRR 5324.20(b)(1)(ii)(a)", "9 NYCRR 5324.20(b)(1)(ii)(b)"),
     )
 )
 BANKER = register(
@@ -149,6 +150,7 @@ BANKER = register(
         "$1.25 commission.",
         check=banker_paid_wrong,
         needs=("cards", "wagers"),
+        also=("9 NYCRR 5324.20(b)(1)(i)(a)", "9 NYCRR 5324.20(b)(1)(i)(b)"),
     )
 )
 TIE = register(
@@ -165,6 +167,7 @@ TIE = register(
         "tie_pays = 8; seat 2 wagers $5 on tie; the hands tie 6-6; the dealer pays $40.",
         check=tie_paid_wrong,
         needs=("cards", "wagers"),
+        also=("9 NYCRR 5324.20(a)(2)(iii)", "9 NYCRR 5324.20(a)(2)(iv)"),
     )
 )
 TIE_PUSH = register(
@@ -182,6 +185,7 @@ TIE_PUSH = register(
         "The hands tie 7-7; seat 4's $50 banker wager is pushed ($50 returned).",
         check=not_pushed_on_tie,
         needs=("cards", "wagers"),
+        also=("9 NYCRR 5324.20(b)(1)(ii)(c)",),
     )
 )
 DRAGON7_PUSH = register(
@@ -200,6 +204,7 @@ DRAGON7_PUSH = register(
         "EZ table; banker wins with 7 on three cards; seat 2's $25 banker wager is pushed.",
         check=not_pushed_on_dragon7,
         needs=("cards", "wagers"),
+        also=("9 NYCRR 5324.20(b)(1)(i)(c)", "9 NYCRR 5324.20(a)(2)(vii)(b)"),
     )
 )
 DRAGON7 = register(
@@ -217,6 +222,10 @@ DRAGON7 = register(
         "dragon7_pays = 40; a dragon 7; seat 5's $5 dragon 7 wager is paid $200.",
         check=dragon7_paid_wrong,
         needs=("cards", "wagers"),
+        also=(
+            "9 NYCRR 5324.20(b)(1)(v)(a)", "9 NYCRR 5324.20(b)(1)(v)(b)",
+            "9 NYCRR 5324.20(a)(2)(iv)",
+        ),
     )
 )
 PANDA8 = register(
@@ -234,6 +243,10 @@ PANDA8 = register(
         "A panda 8; seat 6's $5 panda 8 wager is paid $125.",
         check=panda8_paid_wrong,
         needs=("cards", "wagers"),
+        also=(
+            "9 NYCRR 5324.20(b)(1)(vi)", "9 NYCRR 5324.20(b)(1)(vi)(a)",
+            "9 NYCRR 5324.20(b)(1)(vi)(b)",
+        ),
     )
 )
 DRAGON_BONUS = register(
@@ -253,5 +266,11 @@ DRAGON_BONUS = register(
         "wager is paid $60 (6:1).",
         check=dragon_bonus_paid_wrong,
         needs=("cards", "wagers"),
+        also=(
+            "9 NYCRR 5324.20(b)(1)(iv)", "9 NYCRR 5324.20(b)(1)(iv)(a)(1)",
+            "9 NYCRR 5324.20(b)(1)(iv)(a)(2)", "9 NYCRR 5324.20(b)(1)(iv)(a)(3)",
+            "9 NYCRR 5324.20(b)(1)(iv)(b)(1)", "9 NYCRR 5324.20(b)(1)(iv)(b)(2)",
+            "9 NYCRR 5324.20(b)(1)(iv)(b)(3)", "9 NYCRR 5324.20(b)(1)(iv)(c)",
+        ),
     )
 )

@@ -6,7 +6,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games import common
-from ...games.baccarat import replay, settlement
+from ...games.baccarat import irregularities, replay, settlement
 from ...games.baccarat.shoes import SHOE_KEY, shoes
 from ..registry import Rule, register
 
@@ -97,7 +97,8 @@ def _cards_beyond_decks(ctx: GameContext) -> pl.DataFrame:
     rows = (
         ctx.events.lazy()
         .with_row_index("at")
-        .filter(pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null())
+        # card and burn rows, and a card exposed in error that has no later row (1.2)
+        .filter(irregularities.takes_a_card(ctx) & pl.col("card").is_not_null())
         .select("at", "rid", "card")
         .collect(engine=replay.ENGINE)
     )
@@ -136,7 +137,8 @@ CARD_OVER_DECKS = register(
         "9 NYCRR 5324.20(a)(4)",
         "error",
         "baccarat",
-        "Counts each rank and suit over the shoe's burn and card rows: a shoe of n decks holds "
+        "Counts each rank and suit over the shoe's burn and card rows (and a `card_exposed` "
+        "row with no later card or burn row of its card): a shoe of n decks holds "
         "n of each card, so copy n+1 is reported at its row (one finding per card).",
         "an 8-deck shoe in which the ace of spades comes out a 9th time",
         "an 8-deck shoe in which no card comes out more than 8 times",
@@ -192,6 +194,10 @@ POINTS_DECLARED_WRONG = register(
         "player 7S 5H 2D declared as player_points 4",
         check=wrong_points,
         needs=("cards",),
+        also=(
+            "9 NYCRR 5324.20(a)(4)(i)(a)", "9 NYCRR 5324.20(a)(4)(i)(b)",
+            "9 NYCRR 5324.20(a)(4)(i)(c)", "9 NYCRR 5324.20(g)(1)",
+        ),
     )
 )
 
@@ -260,7 +266,8 @@ BURN_COUNT_WRONG = register(
         "at the face-up card; no burn at all is reported at the shuffle. A shoe whose rows "
         "before round 1 were lost, or that began before the log, is not judged; in a log "
         "that ends during the burn (no later row of the shoe), only burns beyond the count "
-        "are.",
+        "are. The burns of a discard after a card exposed in error ((i)(1)-(3)), and a card "
+        "found face up and burned, are not the (e) burn, before round 1 too.",
         "shuffle, burn 7H, then 5 more burns before round 1",
         "shuffle, burn 7H, then 7 more burns; or burn KD, then 10 more",
         check=wrong_burns,
@@ -273,14 +280,41 @@ BURN_COUNT_WRONG = register(
 
 
 def _round_starts(ctx: GameContext) -> pl.DataFrame:
-    return replay.rounds(ctx).select(*SHOE_KEY, "round", "start_seq")
+    rounds = replay.rounds(ctx)
+    blank = irregularities.blank_hands(ctx)
+    if blank.height:  # a hand no one wagers on (i)(1)(ii) is not the last hand, nor beyond it
+        rounds = rounds.filter(~pl.col("rid").is_in(blank.get_column("rid").implode()))
+    return rounds.select(*SHOE_KEY, "round", "start_seq")
+
+
+def _with_last_hand(ctx: GameContext, judged: pl.DataFrame) -> pl.DataFrame:
+    """`judged` (shoes with a cover card) with `last_hand`: the round after the cover
+    card's, or after the hands no one wagers on (i)(1)(ii) that follow it in a run."""
+    blank = irregularities.blank_hands(ctx)
+    if blank.is_empty():
+        return judged.with_columns((pl.col("cover_round") + 1).alias("last_hand"))
+    # sorted blank hands after the cover card's round: those numbered cover + 1, + 2, ...
+    # with none between make a run, and the last hand follows it
+    run = (
+        judged.select(*SHOE_KEY, "cover_round")
+        .join(blank.select(*SHOE_KEY, "round"), on=SHOE_KEY)
+        .filter(pl.col("round") > pl.col("cover_round"))
+        .sort(*SHOE_KEY, "round")
+        .with_columns(pl.int_range(pl.len()).over(SHOE_KEY).alias("k"))
+        .filter(pl.col("round") == pl.col("cover_round") + 1 + pl.col("k"))
+        .group_by(SHOE_KEY)
+        .agg(pl.len().cast(pl.Int64).alias("blank_run"))
+    )
+    return judged.join(run, on=SHOE_KEY, how="left", maintain_order="left").with_columns(
+        (pl.col("cover_round") + 1 + pl.col("blank_run").fill_null(0)).alias("last_hand")
+    ).drop("blank_run")
 
 
 def _beyond_last_hand(ctx: GameContext, judged: pl.DataFrame) -> pl.DataFrame:
     """The first round dealt after the last hand (round cover + 2 or later), with its row."""
     return (
         judged.join(_round_starts(ctx), on=SHOE_KEY, how="inner")
-        .filter(pl.col("round") > pl.col("cover_round") + 1)
+        .filter(pl.col("round") > pl.col("last_hand"))
         .sort("start_seq")
         .group_by(SHOE_KEY, maintain_order=True)
         .agg(pl.all().first())
@@ -296,7 +330,7 @@ def cover_card_rounds(ctx: GameContext) -> pl.DataFrame:
     want of cards. A cover card in a round set aside is not known, and not judged.
     """
     after = pl.col("last_round") - pl.col("cover_round")
-    judged = shoes(ctx).filter(pl.col("cover_round").is_not_null())
+    judged = _with_last_hand(ctx, shoes(ctx).filter(pl.col("cover_round").is_not_null()))
     too_many = _beyond_last_hand(ctx, judged.filter(after >= 2)).select(
         *SHOE_KEY,
         "round",
@@ -306,20 +340,22 @@ def cover_card_rounds(ctx: GameContext) -> pl.DataFrame:
             "round {} was dealt after it ({} rounds after the cover card in all).",
             "cover_round",
             "shoe_id",
-            pl.col("cover_round") + 1,
+            "last_hand",
             "round",
             after,
         ).alias("message"),
-        pl.format("round {} as the last hand, then the shuffle", pl.col("cover_round") + 1).alias(
-            "expected"
-        ),
+        pl.format("round {} as the last hand, then the shuffle", "last_hand").alias("expected"),
         pl.format("{} rounds after round {}", after, "cover_round").alias("observed"),
     )
     # a round set aside after the cover card's may have been the last hand
     gap_after_cover = (
         pl.col("gap_rounds").list.max().fill_null(0) > pl.col("cover_round")
     )
-    ended_early = pl.col("next_shoe_seq").is_not_null() & (after <= 0) & ~gap_after_cover
+    ended_early = (
+        pl.col("next_shoe_seq").is_not_null()
+        & (pl.col("last_round") < pl.col("last_hand"))
+        & ~gap_after_cover
+    )
     too_few = judged.filter(ended_early & ~pl.col("last_round_void").fill_null(False)).select(
         *SHOE_KEY,
         pl.col("cover_round").alias("round"),
@@ -329,11 +365,9 @@ def cover_card_rounds(ctx: GameContext) -> pl.DataFrame:
             "without the last hand (round {}).",
             "cover_round",
             "shoe_id",
-            pl.col("cover_round") + 1,
+            "last_hand",
         ).alias("message"),
-        pl.format("round {} as the last hand, then the shuffle", pl.col("cover_round") + 1).alias(
-            "expected"
-        ),
+        pl.format("round {} as the last hand, then the shuffle", "last_hand").alias("expected"),
         pl.format("the shuffle after round {}", "last_round").alias("observed"),
     )
     return pl.concat([too_many, too_few], how="diagonal_relaxed")
@@ -352,7 +386,9 @@ COVER_CARD_LAST_HAND = register(
         "shoe, or a new shoe (shuffle) right after round r. A log that ends before the next "
         "shuffle is judged only on rounds already dealt; a shoe with a round after r set "
         "aside (a lost row: it may have been the last hand) only on rounds dealt after r+1, "
-        "and a cover card in a round set aside is not known.",
+        "and a cover card in a round set aside is not known. A hand no one wagers on, dealt "
+        "after a card found face up ((i)(1)(ii)), is not counted: neither the last hand nor "
+        "one beyond it.",
         "cover_card in round 40, rounds 41 and 42 dealt, then the shuffle",
         "cover_card in round 40, round 41 dealt, then the shuffle",
         check=cover_card_rounds,

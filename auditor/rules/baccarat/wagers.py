@@ -238,6 +238,7 @@ EZ_ONLY = register(
         "BAC-02 (ez = true): wager seat 3 dragon7 $5.",
         check=ez_wagers_off_ez,
         needs=("wagers",),
+        also=("9 NYCRR 5324.20(b)(1)(vi)",),
     )
 )
 ONCE = register(
