@@ -37,6 +37,8 @@ EVIDENCE: dict[str, str] = {
     "settle_order": "the order of settlement is not recorded",
     "vig_settle": "commission marked and settled later is not recorded",
     "decisions": "the log records no decisions",
+    "deciders": "who called each decision is not recorded (coups: a box's decisions carry "
+                "no patron)",
     "split_order": "the order of play across split hands is not recorded",
     "irregularities": "the log records no irregularities (no card_exposed, dead_hand, "
                       "hole_card_check or refuse row: hand-history-v1 1.2)",

@@ -33,7 +33,7 @@ import polars as pl
 COLUMNS = (
     "table_id", "game", "shoe_id", "round", "seq", "ts", "event", "seat", "hand", "target",
     "card", "bet", "amount", "action", "player_id", "accepted", "mode", "decks", "winner",
-    "player_points", "banker_points", "reason", "dealer_id",
+    "player_points", "banker_points", "reason", "dealer_id", "exposure", "disclosed",
 )
 INTEGERS = ("round", "seq", "seat", "hand", "decks", "player_points", "banker_points")
 EVERY_ROW = ("table_id", "game", "shoe_id", "round", "seq", "ts", "event")
@@ -57,6 +57,10 @@ EVENT_FIELDS = {
     "vig_settle": ("seat", "amount"),
     "void": ("reason",),  # Columns table: `reason` is required on `void`
     "round_end": (),
+    # (1.2, Irregularities) `disclosed` (baccarat) and `target` (misdealt): `required`
+    "card_exposed": ("card", "exposure"),
+    "dead_hand": ("seat", "hand"),
+    "hole_card_check": (),
 }
 # fields no rule needs to replay a round (README: such rows are reported, their
 # rounds still judged)
@@ -70,6 +74,11 @@ def required(row: dict, name: str) -> bool:
         return True
     if name in EVENT_FIELDS.get(event, ()):
         return True
+    if event == "card_exposed":
+        if name == "disclosed" and row.get("game") == "baccarat":
+            return True
+        if name == "target" and row.get("exposure") == "misdealt":
+            return True
     if row.get("game") == "blackjack":
         money = event in ("wager", "collect", "pay", "push")
         to_seat = event == "card" and row.get("target") == "seat"
@@ -682,7 +691,7 @@ def _parquet_frame(records: list[Record]) -> pl.DataFrame:
         if name in INTEGERS and all(isinstance(x, int) and not isinstance(x, bool)
                                     for x in present):
             data[name] = pl.Series(name, values, dtype=pl.Int64)
-        elif name == "accepted" and all(isinstance(x, bool) for x in present):
+        elif name in ("accepted", "disclosed") and all(isinstance(x, bool) for x in present):
             data[name] = pl.Series(name, values, dtype=pl.Boolean)
         elif name == "amount" and all(_decimal(x) for x in present):
             data[name] = pl.Series(name, [None if x is None else Decimal(x) for x in values],
@@ -727,7 +736,8 @@ def gzipped(data: bytes) -> bytes:
 def day_rows(events: pl.DataFrame) -> list[dict]:
     """The simulator's events as one dict a row holding only the fields it uses; amounts
     as decimal-dollar text (`25`, `1.25`), as the format writes them."""
-    text = [c for c in events.columns if c not in INTEGERS and c not in ("accepted", "amount")]
+    text = [c for c in events.columns
+            if c not in INTEGERS and c not in ("accepted", "disclosed", "amount")]
     frame = events.with_columns(pl.col(text).cast(pl.String))
     rows = []
     for row in frame.iter_rows(named=True):

@@ -123,7 +123,12 @@ def test_the_exports_say_what_they_cannot_show(tmp_path):
     assert states["BA701"]["state"] == "judged"  # settle_order and vig_order mapped
     assert states["BJ201"]["why"] == "the log has no blackjack table"
     whole = hand_history.coverage.as_dict()
-    assert all(r["state"] == "judged" for r in whole["by_rule"] if r["rule_id"][:2] == "BA")
+    # a clean day records no irregularity (1.2): the rules shown only by those rows are not
+    # judged on it
+    shown = {r["rule_id"]: r for r in whole["by_rule"] if r["rule_id"][:2] == "BA"}
+    astray = {i for i in shown if "irregularities" in REGISTRY.get(i).needs}
+    assert astray and all(shown[i]["state"] == "not_judged" for i in astray)
+    assert all(r["state"] == "judged" for i, r in shown.items() if i not in astray)
 
 
 def test_a_hand_history_without_wagers_is_not_judged_on_wagers(tmp_path):

@@ -69,7 +69,7 @@ DAYS = {
     ("baccarat", "clean"): {"rounds": 180, "tables": 2, "seed": 21, "faults": 0.0},
     ("baccarat", "faulty"): {"rounds": 260, "tables": 3, "seed": 7, "faults": 0.2},
     ("blackjack", "clean"): {"rounds": 90, "tables": 3, "seed": 21, "faults": 0.0},
-    ("blackjack", "faulty"): {"rounds": 150, "tables": 4, "seed": 5, "faults": 0.25},
+    ("blackjack", "faulty"): {"rounds": 150, "tables": 4, "seed": 5, "faults": 0.3},
 }
 GAMES = ("baccarat", "blackjack")
 
@@ -77,6 +77,7 @@ GAMES = ("baccarat", "blackjack")
 # recorded: a row lost or changed unseen in one round may make them fire in another.
 ACROSS_ROUNDS = frozenset({
     "BA101", "BA102", "BA104", "BA105", "BA603", "BA604", "BA801", "BA802", "BA803", "BA804",
+    "BA901", "BA902", "BA903", "BA904",
     "BJ102", "BJ103", "BJ104",
 })
 # input findings that set a round aside as not auditable
@@ -367,7 +368,8 @@ def check_clean_day(log: dmg.Log, findings: pl.DataFrame) -> None:
 
 
 def check_faulty_day(sim, log: dmg.Log, findings: pl.DataFrame) -> None:
-    truth = sim.truth
+    # a right remedy (no rule id) is no fault (tests/test_simulated_audit.py judges it)
+    truth = sim.truth.filter(pl.col("rule_id").is_not_null())
     planted = set(zip(truth["rule_id"], truth["table_id"], truth["shoe_id"], strict=True))
     extra = unexplained_errors(log, findings, planted)
     assert not extra, f"errors neither planted nor in damaged rounds: {_summary(extra)}"
@@ -454,7 +456,7 @@ def test_faulty_days_hold_every_fault_kind(game):
     """Else the faulty-day property would prove less than it says."""
     sim, _ = day(game, "faulty")
     module = importlib.import_module(f"auditor.simulate.{game}")
-    assert set(sim.truth["rule_id"]) == set(module.FAULT_KINDS)
+    assert set(sim.truth["rule_id"].drop_nulls()) == set(module.FAULT_KINDS)
 
 
 # --- examples the properties found, kept as plain tests --------------------------------

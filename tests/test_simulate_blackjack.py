@@ -23,7 +23,13 @@ from auditor.ingest.load import ingest
 from auditor.ingest.sources import expand
 from auditor.rulesets import load_rulesets
 from auditor.simulate import ENCODINGS, write_events, write_house_rules
-from auditor.simulate.blackjack import FAULT_KINDS, simulate, table_settings
+from auditor.simulate.blackjack import (
+    EXPOSURE_REMEDIES,
+    FAULT_KINDS,
+    MISSED_CARD_REMEDIES,
+    simulate,
+    table_settings,
+)
 
 ON = date(2026, 11, 1)
 VALUES = {**{str(n): n for n in range(2, 10)}, "A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
@@ -67,6 +73,8 @@ class _Hand:
         self.split_ace = False
         self.complete = False
         self.surrendered = False
+        self.refused = False  # refused a card exposed in error (i)(1)
+        self.dead = False  # declared dead (i)(3), (i)(4)(ii)
         self.wagers: dict[tuple[str, str | None], int] = {}
 
 
@@ -112,9 +120,8 @@ class Referee:
                     self.found.add(("BJ103", table_id, shoe_id, row["round"]))
         rounds: dict[int, list[dict]] = defaultdict(list)
         for row in rows[1:]:
-            if row["event"] in ("burn",):
-                assert row["round"] == 0
-                continue
+            if row["event"] == "burn" and row["round"] == 0:
+                continue  # the shoe's burn; a round's burns are its exposed cards' (i)(1)
             rounds[row["round"]].append(row)
         numbers = sorted(rounds)
         assert numbers == list(range(1, len(numbers) + 1)), (shoe_id, numbers)
@@ -143,6 +150,18 @@ class Round:
         self.ins_rows: dict[tuple[int, str | None], list[dict]] = defaultdict(list)
         self.settles: dict[tuple[int, int, str, str | None], list[dict]] = defaultdict(list)
         self.surrender_rows: dict[tuple[int, int], list[dict]] = defaultdict(list)
+        # (i)(1): a card exposed and not yet dealt or burned, the boxes that refused, and the
+        # dealer's cards and whether a box took a card after an exposed card's burn
+        self.exposed: str | None = None
+        self.refused_boxes: set[int] = set()
+        self.burned_at: list[str] | None = None
+        self.checked = False  # the hole card was checked (hole_card_check)
+        # (i)(4): the hands that asked for a card not dealt yet, and whether a later box has
+        # had a card or action since; whether the settlement after play began; (f)(2): the
+        # patrons whose insurance and surrender were settled together
+        self.asked: dict[tuple[int, int], bool] = {}
+        self.settling = False
+        self.netted: set[tuple[int, str | None]] = set()
 
     def flag(self, rule: str) -> None:
         self.ref.found.add((rule, *self.where))
@@ -167,11 +186,18 @@ class Round:
             hand.wagers["main", row["player_id"]] = int(row["amount_cents"])
         if any(len(p) > 3 for p in self.mains.values()):
             self.flag("BJ601")
+        # a box passed over in the deal (i)(3) is dealt no card
+        seats = sorted({r["seat"] for r in rows if r["event"] == "card" and r["seat"]})
         first = [r["seat"] for r in rows if r["event"] == "card"][: 2 * len(seats) + 2]
         targets = [r["target"] for r in rows if r["event"] == "card"][: 2 * len(seats) + 2]
         n = len(seats)
-        assert first[:n] == seats and first[n + 1 : 2 * n + 1] == seats, self.where
-        assert targets[n] == "dealer" and targets[2 * n + 1] == "dealer", self.where
+        if targets.index("dealer") > n:  # (i)(2): the dealer missed the up card
+            assert first[:n] == seats, self.where
+            if targets[2 * n :] != ["dealer", "dealer"]:
+                self.flag("BJ803")
+        else:
+            assert first[:n] == seats and first[n + 1 : 2 * n + 1] == seats, self.where
+            assert targets[n] == "dealer" and targets[2 * n + 1] == "dealer", self.where
         for row in rows:
             getattr(self, "on_" + row["event"])(row)
         self.finish()
@@ -181,12 +207,65 @@ class Round:
     def on_no_more_bets(self, row: dict) -> None:
         pass
 
+    def on_card_exposed(self, row: dict) -> None:
+        assert row["exposure"] == "exposed" and self.dealt, self.where
+        self.exposed = row["card"]
+
+    def on_burn(self, row: dict) -> None:
+        if row["card"] == self.exposed:  # burned before any other card: judged at the end
+            self.burned_at = list(self.dealer)
+        self.exposed = None
+
+    def on_dead_hand(self, row: dict) -> None:
+        hand = self.hands[row["seat"], row["hand"]]
+        hand.dead = hand.complete = True
+
+    def late(self, seat: int, number: int | None, answer: bool) -> None:
+        """(i)(4): a card or action of box `seat`; `answer`, a card to hand `number`. A hand's
+        card asked for and dealt after a later box's card or action, once the dealer drew a
+        third card or the settlement began, is late."""
+        if answer and (seat, number) in self.asked:
+            later = self.asked.pop((seat, number))
+            if later and (len(self.dealer) >= 3 or self.settling):
+                self.flag("BJ808")
+        for key in self.asked:
+            if key[0] < seat:
+                self.asked[key] = True
+
+    def called(self, row: dict) -> None:
+        """(h)(2): on a box several patrons wager on, the seated player (no player_id) calls
+        the decisions, or with no one seated the highest main wager."""
+        pid, patrons = row["player_id"], self.mains[row["seat"]]
+        if pid is None or len(patrons) < 2:
+            return
+        if None in patrons or patrons.get(pid) != max(patrons.values()):
+            self.flag("BJ604")
+
+    def on_hole_card_check(self, row: dict) -> None:
+        if _value(self.dealer[0]) not in (1, 10):
+            self.flag("BJ806")
+        self.checked = True
+
+    def exposure(self, row: dict) -> None:
+        """(i)(1): the first card after an exposed card is that card; after its burn, no
+        box that had not refused takes a card; a hand that refused takes none."""
+        if self.exposed is not None and row["card"] != self.exposed:
+            self.flag("BJ801")
+        self.exposed = None
+        if row["target"] == "seat":
+            if self.burned_at is not None and row["seat"] not in self.refused_boxes:
+                self.flag("BJ801")
+            if self.hands[row["seat"], row["hand"]].refused:
+                self.flag("BJ802")
+
     def on_wager(self, row: dict) -> None:
         seat, pid, bet = row["seat"], row["player_id"], row["bet"]
         cents = int(row["amount_cents"])
         if bet == "main":
             return
         if bet == "insurance":
+            if self.checked:
+                self.flag("BJ807")
             if _value(self.dealer[0]) != 1:
                 self.flag("BJ301")
             if cents > math.ceil(self.mains[seat][pid] / 100 / 2) * 100:
@@ -201,6 +280,9 @@ class Round:
         hand.wagers[bet, pid] = cents
 
     def on_card(self, row: dict) -> None:
+        self.exposure(row)
+        if row["target"] == "seat":
+            self.late(row["seat"], row["hand"], answer=True)
         if row["target"] == "dealer":
             self.dealer.append(row["card"])
             if len(self.dealer) == 2:
@@ -229,6 +311,14 @@ class Round:
     def on_action(self, row: dict) -> None:
         seat, number, action = row["seat"], row["hand"], row["action"]
         hand = self.hands[seat, number]
+        self.called(row)
+        self.late(seat, number, answer=False)
+        if action in ("hit", "double"):
+            self.asked[seat, number] = False
+        if action == "refuse":  # the hand keeps what it holds; no first decision of (f)(1)
+            hand.refused = hand.complete = True
+            self.refused_boxes.add(seat)
+            return
         total = _total(hand.cards)[0]
         aces_again = (
             action == "split" and hand.split_ace and all(_value(c) == 1 for c in hand.cards)
@@ -286,6 +376,8 @@ class Round:
             return
         key = (seat, row["hand"], bet, pid)
         hand = self.hands.get((seat, row["hand"]))
+        if hand is not None and not (hand.surrendered or hand.dead):
+            self.settling = True  # the settlement after play
         if hand is not None and hand.surrendered and (bet, pid) in hand.wagers:
             self.surrender_rows[seat, row["hand"]].append(row)
             return
@@ -298,6 +390,7 @@ class Round:
         up, hole = (_value(c) for c in self.dealer[:2])
         dealer_bj = _total(self.dealer[:2])[0] == 21
         odds = _odds(table["insurance_pays"])
+        self.settled_together(dealer_bj, odds)
         for key, cents in self.insurance.items():
             got = self.ins_rows.pop(key, [])
             if len(got) != 1:
@@ -317,14 +410,45 @@ class Round:
             assert len(self.dealer) == 2, self.where
         else:
             self.dealer_play(up)
+            self.burned_for_dealer()
         self.surrenders(up)
         self.outcomes(dealer_bj)
+
+    def settled_together(self, dealer_bj: bool, odds: tuple[int, int]) -> None:
+        """(f)(2): a patron's insurance and surrender not each settled as owed, but together
+        moving what the two were owed together (the pays and pushes of both less both
+        stakes; nothing where no row): netted, BJ405's and no other rule's."""
+        for (seat, pid), insured in list(self.insurance.items()):
+            hand = self.hands.get((seat, 1))
+            if hand is None or not hand.surrendered or ("main", pid) not in hand.wagers:
+                continue
+            main = hand.wagers["main", pid]
+            half = main // 2
+            ins_rows = self.ins_rows.get((seat, pid), [])
+            surr_rows = [r for r in self.surrender_rows.get((seat, 1), []) if r["player_id"] == pid]
+            got = sorted((r["event"], int(r["amount_cents"])) for r in ins_rows)
+            surr_got = sorted((r["event"], int(r["amount_cents"])) for r in surr_rows)
+            if dealer_bj:
+                owed, surr_owed = [("pay", insured * odds[0] // odds[1])], [("collect", main)]
+                net = insured * odds[0] // odds[1] - main
+            else:
+                owed, surr_owed = [("collect", insured)], [("collect", half), ("push", main - half)]
+                net = -insured - half
+            if got == owed and surr_got == sorted(surr_owed):
+                continue
+            moved = [int(r["amount_cents"]) for r in ins_rows + surr_rows if r["event"] != "collect"]
+            pot = sum(moved) - insured - main if ins_rows or surr_rows else 0
+            if pot == net:
+                self.flag("BJ405")
+                del self.insurance[seat, pid]
+                self.ins_rows.pop((seat, pid), None)
+                self.netted.add((seat, pid))
 
     def dealer_play(self, up: int) -> None:
         live = [
             h
             for (s, n), h in self.hands.items()
-            if not (h.surrendered or _total(h.cards)[0] > 21 or self.natural(s, n))
+            if not (h.surrendered or h.dead or _total(h.cards)[0] > 21 or self.natural(s, n))
         ]
         cards = self.dealer
         if not live:
@@ -339,11 +463,27 @@ class Round:
                 self.flag("BJ501")
                 return
 
+    def burned_for_dealer(self) -> None:
+        """(i)(1): an exposed card burned while the dealer had to draw (on the cards held
+        then) and some player hand was live."""
+        if self.burned_at is None or len(self.burned_at) < 2:
+            return
+        live = [
+            h
+            for (s, n), h in self.hands.items()
+            if not (h.surrendered or h.dead or _total(h.cards)[0] > 21 or self.natural(s, n))
+        ]
+        total, soft = _total(self.burned_at)
+        if live and (total < 17 or (total == 17 and soft and self.table["dealer_hits_soft_17"])):
+            self.flag("BJ801")
+
     def surrenders(self, up: int) -> None:
         rule = "BJ404" if up in (1, 10) else "BJ403"
         for (seat, number), rows in self.surrender_rows.items():
             hand = self.hands[seat, number]
             for (bet, pid), cents in hand.wagers.items():
+                if (seat, pid) in self.netted:
+                    continue
                 mine = sorted(
                     (r["event"], int(r["amount_cents"]))
                     for r in rows
@@ -364,6 +504,7 @@ class Round:
             if not h.surrendered
             for (bet, pid), cents in h.wagers.items()
         }
+        self.dead_hands(wagers)
         for key in self.settles:
             if key not in wagers:
                 seat, number, bet, pid = key
@@ -379,7 +520,9 @@ class Round:
             event, amount = got[0]["event"], int(got[0]["amount_cents"])
             total = _total(hand.cards)[0]
             natural = self.natural(seat, number)
-            if hand.doubled and hand.after_double != 1:
+            if hand.doubled and hand.after_double != 1 and not (
+                hand.refused and hand.after_double == 0
+            ):
                 self.flag("BJ203")
             if dealer_bj:
                 want = ("push", cents) if natural else ("collect", cents)
@@ -410,6 +553,21 @@ class Round:
             if event == "pay":
                 paid[seat, number, pid] += amount
 
+    def dead_hands(self, wagers: dict[tuple[int, int, str, str | None], int]) -> None:
+        """(i)(3), (i)(4)(ii): a dead hand's wagers (taken out of `wagers`) are each owed a
+        push; one dealt no card may stay unsettled for the next round. A collect or pay is
+        BJ804's (no card) or BJ805's, a wager of a hand with cards never settled BJ706's."""
+        for key in [k for k in wagers if self.hands[k[0], k[1]].dead]:
+            cents = wagers.pop(key)
+            got = self.settles.pop(key, [])
+            carded = bool(self.hands[key[0], key[1]].cards)
+            if any(r["event"] in ("collect", "pay") for r in got):
+                self.flag("BJ805" if carded else "BJ804")
+            elif (got or carded) and [
+                (r["event"], int(r["amount_cents"])) for r in got
+            ] != [("push", cents)]:
+                self.flag("BJ706")
+
 
 def _referee(sim) -> set[tuple[str, str, str, int | None]]:
     params = load_rulesets().params("blackjack", on=ON)
@@ -422,9 +580,11 @@ def _referee(sim) -> set[tuple[str, str, str, int | None]]:
 
 
 def _truth_keys(sim) -> set[tuple[str, str, str, int | None]]:
+    """The planted faults; a right remedy (no rule) is found by nothing."""
     return {
         (t["rule_id"], t["table_id"], t["shoe_id"], t["round"])
         for t in sim.truth.iter_rows(named=True)
+        if t["rule_id"] is not None
     }
 
 
@@ -574,7 +734,17 @@ def test_doubles_settle_on_the_double_wager_too(clean):
 
 
 def test_truth_points_at_rounds_and_holds_every_rule(faulty):
-    truth, events = faulty.truth, faulty.events
+    events = faulty.events
+    # the right remedies (no rule, a "remedied_" kind) are in rounds of their own
+    remedied = faulty.truth.filter(pl.col("rule_id").is_null())
+    assert set(EXPOSURE_REMEDIES) <= set(remedied["fault"])
+    assert set(MISSED_CARD_REMEDIES) <= set(remedied["fault"])
+    assert remedied["fault"].str.starts_with("remedied_").all()
+    assert remedied["round"].null_count() == 0
+    truth = faulty.truth.filter(pl.col("rule_id").is_not_null())
+    rounds_of = ["table_id", "shoe_id", "round"]
+    assert remedied.select(rounds_of).join(truth.select(rounds_of), on=rounds_of).is_empty()
+    assert remedied.select(rounds_of).is_duplicated().sum() == 0
     assert set(truth["rule_id"]) == set(FAULT_KINDS)
     assert truth.height == round(0.1 * 600)
     assert (truth["fault"] == truth["rule_id"].replace_strict(FAULT_KINDS)).all()

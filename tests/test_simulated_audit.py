@@ -59,7 +59,8 @@ def test_every_planted_fault_is_found_on_its_round(game, tmp_path):
         pytest.skip(f"no {game} rules registered")
     sim, result = _audit_simulation(game, tmp_path, faults=0.1, seed=5)
     module = importlib.import_module(f"auditor.simulate.{game}")
-    truth = sim.truth
+    # a right remedy (no rule id) is no fault: test_no_finding_in_a_right_remedys_round
+    truth = sim.truth.filter(pl.col("rule_id").is_not_null())
     # the run must hold every kind of fault, or this test would prove less than it says
     assert set(truth["rule_id"]) == set(module.FAULT_KINDS), "a fault kind was not planted"
     found = result.findings
@@ -78,6 +79,24 @@ def test_every_planted_fault_is_found_on_its_round(game, tmp_path):
         )
     )
     assert extra.height == 0, extra.select("rule_id", "table_id", "shoe_id", "round", "message")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_no_finding_in_a_right_remedys_round(game, tmp_path):
+    """Each irregularity is planted with a right remedy too (a truth row with no rule id,
+    its `fault` "remedied_..."): no rule may find anything in that round."""
+    if not _implemented(game):
+        pytest.skip(f"no {game} rules registered")
+    sim, result = _audit_simulation(game, tmp_path, faults=0.1, seed=5)
+    remedied = sim.truth.filter(pl.col("rule_id").is_null())
+    assert remedied.height, "no right remedy was planted"
+    assert remedied["fault"].str.starts_with("remedied_").all()
+    kinds = getattr(importlib.import_module(f"auditor.simulate.{game}"), "REMEDY_KINDS", None)
+    if kinds is not None:  # the run must hold every kind of remedy
+        assert set(remedied["fault"]) == set(kinds)
+    key = ["table_id", "shoe_id", "round"]
+    found = result.findings.join(remedied.select(key), on=key, how="semi")
+    assert found.height == 0, found.select("rule_id", *key, "seq", "message")
 
 
 def rs_has(citation: str) -> bool:

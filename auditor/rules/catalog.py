@@ -6,12 +6,14 @@ from .baccarat import (  # noqa: F401 - each module registers its rules
     commission,
     curator,
     deal,
+    irregularities,
     outcome,
     payouts,
     shoe,
     wagers,
 )
 from .blackjack import (  # noqa: F401 - each module registers its rules
+    dead_hands,
     dealer,
     decisions,
     insurance,
@@ -19,6 +21,9 @@ from .blackjack import (  # noqa: F401 - each module registers its rules
     settlement,
     surrender,
     table,
+)
+from .blackjack import (  # noqa: F401 - named apart from the baccarat module of that name
+    irregularities as blackjack_irregularities,
 )
 from .registry import REGISTRY
 

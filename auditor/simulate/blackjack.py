@@ -82,6 +82,9 @@ BJ403  surrender_2_9_settled_wrong  16 surrendered against a 9: the whole wager 
                                     of it returned (seq: the collect or push)
 BJ404  surrender_ten_settled_wrong  16 surrendered against a ten, no dealer blackjack: the whole
                                     wager collected (seq: the collect)
+BJ405  insurance_netted_with_       a 16 insures against an ace (no dealer blackjack) and
+       surrender                    surrenders; the insurance is not collected at the check but
+                                    with the surrendered half, in one collect (seq: that collect)
 BJ501  dealer_draw_wrong            the dealer stands on 16, draws on hard 17, or breaks the house
                                     soft-17 rule (seq: the drawn card, or the dealer's last card
                                     when it stood)
@@ -92,6 +95,11 @@ BJ602  uncovered_split_settled      a co-patron who did not cover a split gets a
                                     settlement on the second hand (seq: that row)
 BJ603  co_patron_doubled_alone      a co-patron's double wager while the deciding player hit (seq:
                                     the double wager)
+BJ604  decision_called_by_wrong_    on a box with a co-patron, the box's first action carries the
+       patron                       co-patron's player_id; or no one is seated (the seated
+                                    player's rows carry an id, the highest main wager) and every
+                                    action carries the smaller co-patron's id (seq: the first
+                                    action)
 BJ701  even_money_wrong             a win paid $5 short, a winning hand collected, or a losing
                                     (not busted) hand paid 1:1 (seq: the row)
 BJ702  natural_odds_wrong           a natural paid 1:1 or at the other odds (6:5 for 3:2 and back)
@@ -103,6 +111,27 @@ BJ705  payout_over_limit            a natural on a high-limit table paid in full
                                     limit (seq: the pay)
 BJ706  settled_twice_or_never       a settled wager settled a second time (a collect where there is
                                     one), or a wager never settled (seq: the second row, or null)
+BJ801  exposed_card_misused         a card exposed as the target box comes to play (a hard 14) is
+                                    burned and the box hits on (seq: the burn), or drawn aside and
+                                    the box dealt the card after it (seq: that card; the exposed
+                                    card is burned at the end), or, the box standing on 18, exposed
+                                    and burned while the dealer had to draw on 16 (seq: the burn)
+BJ802  card_after_refuse            the target box (a hard 12) refuses a card exposed, then hits
+                                    and is dealt it (seq: that card)
+BJ803  missed_dealer_card_wrong     the dealer misses the up card and deals it right after the
+                                    first box's second card, before the other boxes' (seq: the up
+                                    card)
+BJ806  hole_checked_without_ace     a `hole_card_check` with a 2-9 up (seq: the check; a warning)
+BJ807  insurance_after_check        with an ace up the hole card is checked before the insurance
+                                    wagers (seq: the target box's insurance wager)
+BJ804  dead_hand_wager_taken        the first box is passed over in the deal and declared dead
+                                    (i)(3); its main wager is collected or paid (seq: that row)
+BJ805  dead_hand_by_choice_wager_   a 13 hits against a 7-9, the card is not dealt and the hand
+       taken                        is called dead (i)(4)(ii); its main wager is collected or
+                                    paid (seq: that row)
+BJ808  late_card_after_dealer_drew  an 11 doubles against a 2-6 (hole card a ten); its card is not
+                                    dealt, a later box acts, and the card is dealt only after the
+                                    dealer's third card (seq: the late card)
 ====== ============================ ================================================================
 
 Judgement calls (also in the report): split hands are played in hand-number
@@ -121,6 +150,23 @@ round's number), otherwise just before the card it came out with; re-splitting
 a split ace is planted as BJ208 only (it is also a decision on a split ace,
 but (c)(3)(iii) is the paragraph it breaks); busted hands are collected with
 the rest of the settlement after the dealer's play.
+
+Right remedies (`EXPOSURE_REMEDIES`, only where `faults` > 0, about one every
+2.5 / faults rounds without a fault, the kinds in turn): a card exposed as a box
+comes to play, dealt as the next card to whoever draws next (burned at the end
+where no one does); the same card refused by that box, which keeps its two cards;
+a card exposed after a double, refused, the doubled hand keeping two cards; the
+dealer's missed up card dealt with the hole card after every box's two cards; the
+hole card checked after the insurance wagers (ace up) or with a ten up; then
+(`MISSED_CARD_REMEDIES`) the last box passed over in the deal and declared dead,
+its wagers pushed, or left unsettled and placed again on its seat in the next
+round (if that round has no fault); a box's first hit not dealt and the hand
+called dead, its wagers pushed; a double's card missed while a later box acts,
+dealt before the dealer plays; on a box with a co-patron and the seated player's
+wager the highest, no one seated: the seated player's rows and every action carry
+one id; a 16 that insures against an ace and surrenders, each settled on its own.
+Each is a truth row with no rule (`rule_id` null, `fault` "remedied_..."), in a round with
+no fault, where no rule may find anything.
 """
 
 from __future__ import annotations
@@ -144,6 +190,7 @@ from .common import TableRounds, dealer_on, offset_text, truth_frame
 __all__ = [
     "DEFAULT_START",
     "FAULT_KINDS",
+    "REMEDY_KINDS",
     "Simulation",
     "simulate",
     "table_settings",
@@ -171,23 +218,54 @@ FAULT_KINDS: dict[str, str] = {
     "BJ402": "surrender_late",
     "BJ403": "surrender_2_9_settled_wrong",
     "BJ404": "surrender_ten_settled_wrong",
+    "BJ405": "insurance_netted_with_surrender",
     "BJ501": "dealer_draw_wrong",
     "BJ502": "dealer_drew_needlessly",
     "BJ601": "four_patrons_on_box",
     "BJ602": "uncovered_split_settled",
     "BJ603": "co_patron_doubled_alone",
+    "BJ604": "decision_called_by_wrong_patron",
     "BJ701": "even_money_wrong",
     "BJ702": "natural_odds_wrong",
     "BJ703": "push_not_returned",
     "BJ704": "bust_not_collected",
     "BJ705": "payout_over_limit",
     "BJ706": "settled_twice_or_never",
+    "BJ801": "exposed_card_misused",
+    "BJ802": "card_after_refuse",
+    "BJ803": "missed_dealer_card_wrong",
+    "BJ806": "hole_checked_without_ace",
+    "BJ807": "insurance_after_check",
+    "BJ804": "dead_hand_wager_taken",
+    "BJ805": "dead_hand_by_choice_wager_taken",
+    "BJ808": "late_card_after_dealer_drew",
 }
 _ORDER = {kind: i for i, kind in enumerate(FAULT_KINDS)}
 SHOE_KINDS = frozenset({"BJ102", "BJ104"})
-_CO_PATRON_KINDS = frozenset({"BJ601", "BJ602", "BJ603"})
-_DOUBLE_KINDS = frozenset({"BJ202", "BJ203", "BJ205"})
+_CO_PATRON_KINDS = frozenset({"BJ601", "BJ602", "BJ603", "BJ604"})
+_DOUBLE_KINDS = frozenset({"BJ202", "BJ203", "BJ205", "BJ808"})
 _NATURAL_KINDS = frozenset({"BJ502", "BJ702", "BJ705"})
+# The right remedies of the irregularities (i)(1), (i)(2) and of (e)(2)'s timing, planted
+# only in logs with faults, in rounds without one (`_Remedies`): truth rows with no rule,
+# where no rule may find anything
+EXPOSURE_REMEDIES = (
+    "remedied_exposed_dealt_next",
+    "remedied_exposed_refused",
+    "remedied_double_refused",
+    "remedied_dealer_card_missed",
+    "remedied_insurance_before_check",
+)
+# The right remedies of (i)(3), (i)(4), (h)(2) and (f)(2), planted the same way
+MISSED_CARD_REMEDIES = (
+    "remedied_dead_hand_pushed",
+    "remedied_dead_hand_wagered_again",
+    "remedied_dead_hand_by_choice",
+    "remedied_late_card_in_time",
+    "remedied_decisions_by_highest_wager",
+    "remedied_insurance_and_surrender_apart",
+)
+# every kind of right remedy, planted in turn (tests/test_simulated_audit.py reads it)
+REMEDY_KINDS = EXPOSURE_REMEDIES + MISSED_CARD_REMEDIES
 
 # --- cards and the closed vocabularies (held as small integers until the frame) ---
 
@@ -210,6 +288,10 @@ E_ACTION, E_COLLECT, E_PAY, E_PUSH, E_END = (
 )
 A_HIT, A_STAND, A_DOUBLE, A_SPLIT, A_SURRENDER = (
     ACTION[a] for a in ("hit", "stand", "double", "split", "surrender")
+)
+E_DEAD = EVENT["dead_hand"]
+E_EXPOSED, E_HOLE_CHECK, A_REFUSE = (
+    EVENT["card_exposed"], EVENT["hole_card_check"], ACTION["refuse"]
 )
 
 # Seconds each event takes on the table clock (about a minute a round).
@@ -362,6 +444,7 @@ class _Hand:
         "bust",
         "surrendered",
         "natural",
+        "dead",
     )
 
     def __init__(self, no: int):
@@ -376,6 +459,7 @@ class _Hand:
         self.bust = False
         self.surrendered = False
         self.natural = False
+        self.dead = False  # declared dead (i)(3), (i)(4)(ii): plays no more, owed a push
 
     def add(self, card: int) -> None:
         self.cards.append(card)
@@ -453,6 +537,28 @@ class _Planner:
         self.cooldown[kind] = self.rounds_done + self.wait
 
 
+class _Remedies:
+    """The right remedies still to plant: one due every `every` rounds without a fault
+    (none in a clean log), the kinds in turn; a kind whose round gives it no place (no
+    double, no ace or ten up) stays due for the next round without a fault."""
+
+    def __init__(self, faults: float, kinds: tuple[str, ...]):
+        self.kinds = kinds
+        self.every = max(5, round(2.5 / faults)) if faults > 0 else 0
+        self.wait = self.every
+        self.turn = 0
+
+    def due(self) -> str | None:
+        if not self.every:
+            return None
+        self.wait -= 1
+        return self.kinds[self.turn % len(self.kinds)] if self.wait <= 0 else None
+
+    def planted(self) -> None:
+        self.turn += 1
+        self.wait = self.every
+
+
 # --- one table -------------------------------------------------------------------
 
 
@@ -501,6 +607,22 @@ class _Table:
         self.planted = False
         self.target: _Box | None = None
         self.fdata: dict[str, Any] = {}
+        # a right remedy due this round, and what an exposed card left to do
+        self.remedy: str | None = None
+        self.remedy_now: str | None = None
+        self.remedied = False
+        self.exposed: int | None = None  # the shoe position of a card exposed, not drawn
+        self.aside: int | None = None  # an exposed card drawn aside, burned at the end
+        # (i)(3), (i)(4), (f)(2): the hands declared dead this round (box, hand, how), a
+        # card dealt late (box, hand, fault), the box settling insurance and surrender apart,
+        # the box passed over in the deal, the boxes dealt, and the wagers a box passed
+        # over places again in the seat's next round (seat, patrons)
+        self.dead: list[tuple[_Box, _Hand, str]] = []
+        self.late: tuple[_Box, _Hand, bool] | None = None
+        self.apart_box: _Box | None = None
+        self.passed_over: tuple[_Box, _Hand, str] | None = None
+        self.round_boxes: list[_Box] = []
+        self.again: tuple[int, list[list]] | None = None
 
     # -- the log
 
@@ -675,6 +797,7 @@ class _Table:
                 for pid in rng.sample(self.pool, extra):
                     patrons.append([pid, 100 * rng.choice(WAGERS[:12])])
             boxes.append(_Box(seat, patrons))
+        boxes = self._wagered_again(kind, boxes)
         if kind is None:
             return boxes
         # the target box of a planted fault
@@ -700,13 +823,18 @@ class _Table:
 
     # -- cards
 
-    def _force(self, index: int, ok: Callable[[int], bool], floor: int) -> None:
-        """Put a card whose value passes `ok` at `index`, taken from `floor` onward."""
+    def _force(
+        self, index: int, ok: Callable[[int], bool], floor: int, avoid: int | None = None
+    ) -> None:
+        """Put a card whose value passes `ok` at `index`, taken from `floor` onward (and,
+        with `avoid`, a card other than that one)."""
         shoe = self.shoe
-        if ok(VALUE[shoe[index]]):
+        if index >= len(shoe):
+            raise IndexError("the shoe ran out")
+        if ok(VALUE[shoe[index]]) and shoe[index] != avoid:
             return
         for j in range(floor, len(shoe)):
-            if ok(VALUE[shoe[j]]):
+            if ok(VALUE[shoe[j]]) and shoe[j] != avoid:
                 shoe[index], shoe[j] = shoe[j], shoe[index]
                 return
         raise _Infeasible
@@ -744,7 +872,7 @@ class _Table:
             return False
         if kind == "BJ401":
             return not self.surrender
-        if kind in ("BJ402", "BJ403", "BJ404"):
+        if kind in ("BJ402", "BJ403", "BJ404", "BJ405"):
             return self.surrender
         if kind == "BJ705":
             return self.limited
@@ -825,6 +953,22 @@ class _Table:
             return {"c1": ten, "c2": eq(8), "up": ten, "hole": eq(8)}
         if kind == "BJ704":
             return {"c1": ten, "c2": eq(2), "up": between(2, 3)}
+        if kind == "BJ801":  # a hard 14 that hits, or a standing 18 and the dealer on 16
+            if self.fdata["variant"] == "dealer":
+                return {"c1": ten, "c2": eq(8), "up": ten, "hole": eq(6)}
+            return {"c1": ten, "c2": eq(4), "up": between(7, 9)}
+        if kind == "BJ802":
+            return {"c1": ten, "c2": eq(2), "up": between(7, 9)}
+        if kind == "BJ806":
+            return {"up": up29}
+        if kind == "BJ405":  # a 16 that insures against the ace, then surrenders
+            return {"c1": ten, "c2": eq(6), "up": ace, "hole": not_ten}
+        if kind == "BJ805":  # a 13 that hits against a 7-9
+            return {"c1": ten, "c2": eq(3), "up": between(7, 9)}
+        if kind == "BJ808":  # an 11 that doubles against a dealer who must draw on 12-16
+            return {"c1": eq(6), "c2": eq(5), "up": between(2, 6), "hole": ten}
+        if kind == "BJ807":
+            return {"up": ace, "hole": not_ten}
         return {}
 
     def _prepare(self, kind: str, boxes: list[_Box]) -> None:
@@ -845,7 +989,10 @@ class _Table:
         elif kind == "BJ206":
             rest = Counter(VALUE[c] for c in self.shoe[self.pos :])
             fd["value"] = 8 if rest[8] >= 5 else max(range(2, 11), key=lambda x: rest[x])
-        elif kind in ("BJ203", "BJ303", "BJ403", "BJ501", "BJ701", "BJ702", "BJ703", "BJ706"):
+        elif kind in (
+            "BJ203", "BJ303", "BJ403", "BJ501", "BJ701", "BJ702", "BJ703", "BJ706", "BJ801",
+            "BJ604", "BJ804", "BJ805",
+        ):
             variants = {
                 "BJ203": ("none", "extra"),
                 "BJ303": ((1, 1), (3, 2)),
@@ -855,8 +1002,15 @@ class _Table:
                 "BJ702": ("even", "other"),
                 "BJ703": ("collect", "pay"),
                 "BJ706": ("twice", "never"),
+                "BJ801": ("burned", "not_next", "dealer"),
+                "BJ604": ("seated", "unseated"),
+                "BJ804": ("collect", "pay"),
+                "BJ805": ("collect", "pay"),
             }[kind]
             fd["variant"] = sim.turn(kind, variants)
+        if kind == "BJ604" and fd["variant"] == "unseated":  # the smaller wager calls
+            pats = boxes[0].patrons
+            pats[0][1] = max(pats[0][1], max(p[1] for p in pats[1:]) + 2500)
         forced = self._forced(kind)
         if not forced:
             return
@@ -876,6 +1030,7 @@ class _Table:
             self._new_shoe()
         planner = self.sim.planner
         kind = "BJ104" if self.extra_round else self._pick()
+        self.remedy = self.sim.remedies.due() if kind is None else None
         snapshot = self._snapshot()
         try:
             self._deal(kind)
@@ -895,6 +1050,8 @@ class _Table:
         else:
             if kind is not None and not self.planted:
                 planner.give_back(kind)
+        if self.remedied:
+            self.sim.remedies.planted()
         self.done += 1
         if self.extra_round:
             self.extra_round = False
@@ -938,6 +1095,9 @@ class _Table:
         self.kind = kind
         self.planted = False
         self.fdata = {}
+        self.remedy_now, self.remedy = self.remedy, None  # a deal again plants none
+        self.remedied = False
+        self.exposed = self.aside = None
         self.round_no += 1
         self._gap(rng.randint(4, 12))
         self._mark()
@@ -965,6 +1125,7 @@ class _Table:
                 elif kind == "BJ601" and box is self.target and k == 3:
                     self._truth(kind, seq, f"a fourth patron wagers on box {box.seat}")
         put(E_NMB)
+        boxes = self._missed_cards_setup(kind, boxes)
 
         # the deal: a card to each box, the up card, a second card to each, the hole card
         self.dealer = dealer = _Hand(0)
@@ -981,16 +1142,21 @@ class _Table:
                 )
             else:
                 self._to_seat(box, box.hands[0])
-        up = VALUE[self._to_dealer()]
-        for box in boxes:
-            self._to_seat(box, box.hands[0])
-        self._to_dealer()
+        if kind == "BJ803" or self.remedy_now == "remedied_dealer_card_missed":
+            up = self._deal_missed_dealer_card(boxes)
+        else:
+            up = VALUE[self._to_dealer()]
+            for box in boxes:
+                self._to_seat(box, box.hands[0])
+            self._to_dealer()
         up11 = 11 if up == 1 else up
         dealer_bj = dealer.hard == 11 and dealer.aces == 1
         for box in boxes:
             hand = box.hands[0]
             hand.natural = hand.hard == 11 and hand.aces == 1
 
+        self._declare_passed_over()
+        self._hole_check_first(up)
         if up == 1 or kind == "BJ301":
             self._insurance(boxes, dealer_bj)
         if dealer_bj:
@@ -1009,6 +1175,7 @@ class _Table:
         for box in boxes:
             self._play_box(box, up11)
         self._dealer_plays(boxes)
+        self._burn_exposed_left()
         self._settle(self._outcomes(boxes), dealer_bust=self.dealer.total()[0] > 21)
         put(E_END)
 
@@ -1023,8 +1190,10 @@ class _Table:
                 if self.limited:
                     most = min(most, self.limit * self.ins[1] // self.ins[0] // 100 * 100)
                 target = (
-                    box is self.target and k == 0 and kind in ("BJ301", "BJ302", "BJ303", "BJ304")
-                )
+                    box is self.target
+                    and k == 0
+                    and kind in ("BJ301", "BJ302", "BJ303", "BJ304", "BJ807", "BJ405")
+                ) or (box is self.apart_box and k == 0)
                 if target:
                     cents = main if kind == "BJ302" else most
                 elif kind == "BJ301":
@@ -1044,7 +1213,12 @@ class _Table:
                         f"insurance of {_dollars(cents)} on a "
                         f"{_dollars(main)} wager (at most {_dollars(most)})",
                     )
+                elif target and kind == "BJ807":
+                    self._truth(kind, seq, "insurance placed after the hole card check")
                 placed.append((box.seat, pid, cents, target))
+        if self.remedy_now == "remedied_insurance_before_check" and not self.remedied:
+            seq = put(E_HOLE_CHECK)
+            self._remedy_truth(seq, f"hole card checked after {len(placed)} insurance wager(s)")
         num, den = self.ins
         for seat, pid, cents, target in placed:
             if dealer_bj:
@@ -1064,6 +1238,8 @@ class _Table:
             elif target and kind == "BJ304":
                 seq = put(E_PUSH, seat, 1, None, None, INSURANCE, cents, None, pid)
                 self._truth(kind, seq, "losing insurance returned instead of collected")
+            elif target and kind == "BJ405":
+                self.fdata["insured"] = cents  # collected with the surrender (f)(2)
             else:
                 put(E_COLLECT, seat, 1, None, None, INSURANCE, cents, None, pid)
 
@@ -1085,6 +1261,8 @@ class _Table:
         seat = box.seat
         if hand.natural or hand.split_aces:
             return
+        if self._expose_at(box, hand):
+            return  # the hand refused the card exposed: it keeps what it holds
         while True:
             total, soft = hand.total()
             if total >= 21:
@@ -1140,6 +1318,8 @@ class _Table:
                 return
             if decision == "H":
                 self._hit(box, hand, total, soft)
+                if hand.dead:  # its card was not dealt: called dead (i)(4)(ii)
+                    return
                 continue
             if decision == "D":
                 self._double(box, hand)
@@ -1193,6 +1373,8 @@ class _Table:
                 self._force_next(lambda value: 5 <= value <= 8)
             elif kind == "BJ704":
                 self._force_next(lambda value: value == 10)
+        if self._card_missed(box, hand):
+            return
         hand.acted = True
         self._to_seat(box, hand)
 
@@ -1213,6 +1395,10 @@ class _Table:
         hand.wagers += doubles
         hand.doubled = True
         hand.acted = True
+        if not fault and self._double_refused(box, hand):
+            return
+        if self._card_late(box, hand):
+            return
         if fault and kind == "BJ203" and self.fdata["variant"] == "none":
             self._truth(kind, seq, f"box {seat} hand {hand.no} doubled and got no card")
             return
@@ -1318,6 +1504,8 @@ class _Table:
                 kind, seq, f"box {seat} surrendered after a hit, on {len(hand.cards)} cards"
             )
         hand.surrendered = True
+        if self._insured_surrender(box, hand, seq):
+            return
         wrong = fault and kind in ("BJ403", "BJ404")
         for pid, bet, cents in hand.wagers:
             half = cents // 2
@@ -1336,15 +1524,147 @@ class _Table:
             put(E_COLLECT, seat, hand.no, None, None, bet, half, None, pid)
             put(E_PUSH, seat, hand.no, None, None, bet, cents - half, None, pid)
 
+    # -- irregularities (i)(1), (i)(2), the hole card check (i)(5), (e)(2)
+
+    def _remedy_truth(self, seq: int | None, note: str) -> None:
+        """A right remedy planted this round: a truth row with no rule."""
+        self.sim.truth.append(
+            _Truth(self.table_id, self.shoe_id, self.round_no, seq, self.remedy_now, None, note)
+        )
+        self.remedied = True
+
+    def _expose(self) -> int:
+        """The next card of the shoe drawn and exposed in error: a card_exposed row. It stays
+        the next card (the next draw takes it) unless burned or drawn aside."""
+        if self.pos >= len(self.shoe):
+            raise IndexError("the shoe ran out")
+        if self.pos == self.cover and not self.cover_out:
+            self._cover()  # the cover card came out first
+        self.exposed = self.pos
+        return self._put(E_EXPOSED, card=self.shoe[self.pos])
+
+    def _burn_exposed(self) -> int:
+        """The exposed card, still the next card, burned."""
+        card = self.shoe[self.pos]
+        self.pos += 1
+        self.seen[card] += 1
+        self.exposed = None
+        return self._put(E_BURN, card=card)
+
+    def _burn_exposed_left(self) -> None:
+        """At the end of play, the exposed card no one drew (refused by all, the dealer
+        unable to use it) and the card drawn aside are burned."""
+        if self.exposed is not None and self.pos <= self.exposed:
+            self._burn_exposed()
+        if self.aside is not None:
+            self.seen[self.aside] += 1
+            self._put(E_BURN, card=self.aside)
+        self.exposed = self.aside = None
+
+    def _expose_at(self, box: _Box, hand: _Hand) -> bool:
+        """A card exposed as `hand` (not yet acted on) comes to play: the target box's (i)(1)
+        fault or a right remedy. True where the hand refuses it and its play ends."""
+        kind, remedy = self.kind, self.remedy_now
+        if (kind is None and remedy is None) or hand.no != 1 or box.split or hand.acted:
+            return False  # nearly every hand: no card is exposed
+        put, seat = self._put, box.seat
+        if kind in ("BJ801", "BJ802") and box is self.target and not self.planted:
+            variant = self.fdata.get("variant")
+            if kind == "BJ801" and variant == "burned":
+                self._expose()
+                seq = self._burn_exposed()
+                self._truth(kind, seq, f"card exposed and burned while box {seat} took cards")
+            elif kind == "BJ801" and variant == "not_next":
+                self._expose()
+                self.aside = aside = self.shoe[self.pos]
+                self.pos += 1
+                self.exposed = None
+                self._force(self.pos, lambda value: True, self.pos + 1, avoid=aside)
+                put(E_ACTION, seat, hand.no, action=A_HIT)
+                seq = self._to_seat(box, hand)
+                self._truth(kind, seq, f"box {seat} dealt another card than the one exposed")
+                hand.acted = True
+            elif kind == "BJ802":
+                self._expose()
+                put(E_ACTION, seat, hand.no, action=A_REFUSE)
+                put(E_ACTION, seat, hand.no, action=A_HIT)
+                seq = self._to_seat(box, hand)
+                self._truth(kind, seq, f"box {seat} refused the exposed card, then hit")
+                hand.acted = True
+            return False
+        if remedy in ("remedied_exposed_dealt_next", "remedied_exposed_refused") and not (
+            self.remedied or kind
+        ):
+            seq = self._expose()
+            if remedy == "remedied_exposed_dealt_next":
+                self._remedy_truth(seq, f"card exposed at box {seat}'s turn, dealt as the next")
+                return False
+            put(E_ACTION, seat, hand.no, action=A_REFUSE)
+            self._remedy_truth(seq, f"box {seat} refused the card exposed at its turn")
+            return True
+        return False
+
+    def _double_refused(self, box: _Box, hand: _Hand) -> bool:
+        """A right remedy: the card exposed after a double is refused, and the doubled hand
+        keeps its two cards."""
+        if self.remedy_now != "remedied_double_refused" or self.remedied or self.kind:
+            return False
+        seq = self._expose()
+        self._put(E_ACTION, box.seat, hand.no, action=A_REFUSE)
+        self._remedy_truth(seq, f"box {box.seat} hand {hand.no} doubled and refused its card")
+        return True
+
+    def _deal_missed_dealer_card(self, boxes: list[_Box]) -> int:
+        """(i)(2): the dealer missed the up card, and deals both cards after every box's
+        second card (a right remedy), or (BJ803) deals the first right after box 1's
+        second card. Returns the up card's value: the dealer's first card."""
+        wrong = self.kind == "BJ803"
+        if wrong and len(boxes) < 2:
+            raise _Infeasible
+        up = 0
+        for i, box in enumerate(boxes):
+            self._to_seat(box, box.hands[0])
+            if wrong and i == 0:
+                up = VALUE[self._to_dealer()]
+                self._truth(
+                    "BJ803", self.dealer_seq, "the missed dealer card dealt before box 2's card"
+                )
+        if not wrong:
+            up = VALUE[self._to_dealer()]
+            self._remedy_truth(self.dealer_seq, "the dealer's missed card dealt after the boxes'")
+        self._to_dealer()
+        return up
+
+    def _hole_check_first(self, up: int) -> None:
+        """The hole card checked right after the deal: with a 2-9 up (BJ806), before the
+        insurance wagers (BJ807), or, a right remedy, with a ten up (with an ace up the
+        remedy checks after the insurance wagers, `_insurance`)."""
+        kind = self.kind
+        if kind == "BJ806":
+            seq = self._put(E_HOLE_CHECK)
+            self._truth(kind, seq, f"hole card checked with a {up} up")
+        elif kind == "BJ807":
+            self._put(E_HOLE_CHECK)
+        elif self.remedy_now == "remedied_insurance_before_check" and up == 10:
+            seq = self._put(E_HOLE_CHECK)
+            self._remedy_truth(seq, "hole card checked with a ten up")
+
     # -- the dealer
 
     def _dealer_plays(self, boxes: list[_Box]) -> None:
         kind = self.kind
         dealer = self.dealer
-        live = any(not (h.bust or h.surrendered or h.natural) for b in boxes for h in b.hands)
+        self._late_card(third=False)
+        live = any(
+            not (h.bust or h.surrendered or h.natural or h.dead) for b in boxes for h in b.hands
+        )
         fault = kind in ("BJ501", "BJ502") and not self.planted
         if not live and not (fault and kind == "BJ502"):
             return
+        if kind == "BJ801" and self.fdata["variant"] == "dealer" and not self.planted:
+            self._expose()
+            seq = self._burn_exposed()
+            self._truth(kind, seq, "card exposed and burned while the dealer had to draw on 16")
         first = True
         while True:
             total, soft = dealer.total()
@@ -1376,6 +1696,8 @@ class _Table:
             if not must:
                 return
             self._to_dealer()
+            if first:
+                self._late_card(third=True)
             if first and fault and kind == "BJ502":
                 self._truth(kind, self.dealer_seq, "dealer drew though the only hand was a natural")
             first = False
@@ -1391,7 +1713,7 @@ class _Table:
         entries = []
         for box in boxes:
             for hand in box.hands:
-                if hand.surrendered:
+                if hand.surrendered or hand.dead:  # a dead hand's: `_settle_dead`
                     continue
                 total = hand.total()[0]
                 if hand.bust:
@@ -1427,6 +1749,7 @@ class _Table:
 
     def _settle(self, entries: list[list], dealer_bust: bool) -> None:
         """Apply a planted settlement fault to the rows, then write them."""
+        self._settle_dead()
         kind = self.kind
         notes: dict[int, str] = {}
         target = self.target
@@ -1500,6 +1823,7 @@ class _Table:
             seq = put(e[0], e[1], e[2], None, None, e[3], e[4], None, e[5])
             if i in notes:
                 self._truth(kind, seq, notes[i])
+        self._name_callers()
 
     def _even_money_fault(self, entries: list[list], notes: dict[int, str]) -> None:
         variants = ("short", "collected", "paid_loss")
@@ -1520,6 +1844,232 @@ class _Table:
                     e[0] = E_PAY
                     notes[i] = "a losing hand paid 1:1"
                 return
+
+    # -- cards missed (i)(3), (i)(4); who calls the decisions (h)(2); insurance and
+    # surrender settled apart (f)(2). Planted faults BJ804, BJ805, BJ808, BJ604, BJ405 and
+    # their right remedies (MISSED_CARD_REMEDIES); every hook returns at once in a round
+    # with neither.
+
+    def _missed_cards_setup(self, kind: str | None, boxes: list[_Box]) -> list[_Box]:
+        """After no_more_bets: this round's state, the box passed over in the deal ((i)(3):
+        BJ804's target, or a remedy's last box), the cards the (f)(2) remedy needs. Returns
+        the boxes to deal."""
+        self.dead, self.late, self.apart_box, self.passed_over = [], None, None, None
+        remedy = self.remedy_now if kind is None and not self.remedied else None
+        if kind in ("BJ804", "BJ808") and len(boxes) < 2:
+            raise _Infeasible  # a box stays to play (BJ804) or to act after the target
+        over = None
+        if kind == "BJ804":
+            over = (boxes[0], "fault")
+        elif remedy == "remedied_dead_hand_pushed" and len(boxes) >= 2:
+            over = (boxes[-1], "push")
+        elif remedy == "remedied_dead_hand_wagered_again" and len(boxes) >= 2:
+            over = (boxes[-1], "again")
+        if over is not None:
+            box, how = over
+            hand = _Hand(1)
+            hand.wagers = [[pid, MAIN, cents] for pid, cents in box.patrons]
+            box.hands = [hand]
+            self.passed_over = (box, hand, how)
+            boxes = [b for b in boxes if b is not box]
+        if remedy == "remedied_insurance_and_surrender_apart" and self.surrender:
+            n = len(boxes)
+            floor = self.pos + 2 * n + 2
+            wants = {0: 10, 1 + n: 6}  # the first box holds a ten and a six
+            for offset, value in wants.items():
+                if self.pos + offset >= len(self.shoe):
+                    raise _Infeasible
+                self._force(self.pos + offset, lambda x, v=value: x == v, floor)
+            if self.pos + 2 * n + 1 >= len(self.shoe):
+                raise _Infeasible
+            self._force(self.pos + n, lambda x: x == 1, floor)  # the dealer's ace up
+            self._force(self.pos + 2 * n + 1, lambda x: x != 10, floor)  # and no blackjack
+            self.apart_box = boxes[0]
+        self.round_boxes = boxes
+        return boxes
+
+    def _declare_passed_over(self) -> None:
+        """After the deal: the box passed over is declared dead (i)(3)."""
+        if self.passed_over is None:
+            return
+        box, hand, how = self.passed_over
+        seq = self._put(E_DEAD, box.seat, 1)
+        hand.dead = True
+        self.dead.append((box, hand, how))
+        if how == "again":
+            self.again = (box.seat, [list(p) for p in box.patrons])
+            self._remedy_truth(seq, f"box {box.seat} dealt no card: dead, wagered again next round")
+        elif how == "push":
+            self._remedy_truth(seq, f"box {box.seat} dealt no card: dead, its wagers pushed")
+
+    def _wagered_again(self, kind: str | None, boxes: list[_Box]) -> list[_Box]:
+        """The wagers of a box passed over last round placed again on its seat ((i)(3): the
+        player is included in the next deal), in a round without a fault."""
+        again, self.again = self.again, None
+        if again is None or kind is not None:
+            return boxes
+        seat, patrons = again
+        boxes = [b for b in boxes if b.seat != seat] + [_Box(seat, patrons)]
+        return sorted(boxes, key=lambda b: b.seat)
+
+    def _card_missed(self, box: _Box, hand: _Hand) -> bool:
+        """A hit whose card the dealer fails to deal; the player calls the hand dead
+        (i)(4)(ii): BJ805's target, or the remedy's first hit. True where so."""
+        kind = self.kind
+        fault = kind == "BJ805" and box is self.target and not self.planted
+        remedy = (
+            kind is None
+            and self.remedy_now == "remedied_dead_hand_by_choice"
+            and not self.remedied
+        )
+        if not (fault or remedy) or box.split or hand.no != 1:
+            return False
+        seq = self._put(E_DEAD, box.seat, hand.no)
+        hand.dead = True
+        self.dead.append((box, hand, "fault" if fault else "push"))
+        if remedy:
+            self._remedy_truth(seq, f"box {box.seat}'s hit not dealt: called dead, pushed")
+        return True
+
+    def _card_late(self, box: _Box, hand: _Hand) -> bool:
+        """A double whose card the dealer fails to deal while a later box still acts
+        (i)(4)(i): dealt after the dealer's third card (BJ808's target) or, the remedy,
+        before the dealer plays (`_late_card`). True where the card waits."""
+        kind = self.kind
+        fault = kind == "BJ808" and box is self.target and not self.planted
+        remedy = (
+            kind is None
+            and self.remedy_now == "remedied_late_card_in_time"
+            and not self.remedied
+            and self.late is None
+        )
+        if not (fault or remedy) or box.split or box not in self.round_boxes:
+            return False
+        later = self.round_boxes[self.round_boxes.index(box) + 1 :]
+        if not any(not b.hands[0].natural for b in later):  # no later box acts
+            return False
+        self.late = (box, hand, fault)
+        return True
+
+    def _late_card(self, third: bool) -> None:
+        """Deal the card that waits: before the dealer plays (the remedy), or after the
+        dealer's third card (BJ808); where the dealer draws none, before it plays, unplanted."""
+        if self.late is None:
+            return
+        box, hand, fault = self.late
+        if fault and not third:
+            total, soft = self.dealer.total()
+            if total < 17 or (total == 17 and soft and self.h17):
+                return  # the dealer draws: after its third card
+        self.late = None
+        seq = self._to_seat(box, hand)
+        hand.bust = hand.total()[0] > 21
+        if fault and third:
+            self._truth(
+                "BJ808", seq, f"box {box.seat}'s double card dealt after the dealer's third card"
+            )
+        elif not fault:
+            self._remedy_truth(seq, f"box {box.seat}'s double card dealt late, before the dealer")
+
+    def _settle_dead(self) -> None:
+        """The wagers of the hands declared dead: each pushed, or left for the seat's next
+        round; BJ804's and BJ805's target collects or pays the seated player's main wager."""
+        dead, self.dead = self.dead, []
+        for box, hand, how in dead:
+            if how == "again":
+                continue
+            wrong = how == "fault" and not self.planted
+            for pid, bet, cents in hand.wagers:
+                event = E_PUSH
+                if wrong and pid is None and bet == MAIN:
+                    event = E_COLLECT if self.fdata["variant"] == "collect" else E_PAY
+                seq = self._put(event, box.seat, hand.no, None, None, bet, cents, None, pid)
+                if event != E_PUSH:
+                    wrong = False
+                    verb = "collected" if event == E_COLLECT else "paid"
+                    self._truth(
+                        self.kind, seq, f"box {box.seat}'s dead hand: its main wager {verb}"
+                    )
+
+    def _insured_surrender(self, box: _Box, hand: _Hand, seq: int) -> bool:
+        """A surrender after an insurance wager: BJ405's target collects the insurance with
+        the surrendered half, one collect (True: the settlement is written); the remedy's
+        box settles each apart (the insurance at the check)."""
+        kind = self.kind
+        if box is self.apart_box and hand.no == 1 and not self.remedied:
+            self._remedy_truth(seq, f"box {box.seat} insured and surrendered, settled apart")
+            return False
+        fault = kind == "BJ405" and box is self.target and not self.planted
+        if not fault or "insured" not in self.fdata or hand.no != 1:
+            return False
+        insured, put = self.fdata["insured"], self._put
+        for pid, bet, cents in hand.wagers:
+            half = cents // 2
+            if pid is None and bet == MAIN:
+                rseq = put(E_COLLECT, box.seat, 1, None, None, bet, half + insured, None, pid)
+                self._truth(
+                    kind,
+                    rseq,
+                    f"insurance of {_dollars(insured)} collected with the surrendered half",
+                )
+            else:
+                put(E_COLLECT, box.seat, 1, None, None, bet, half, None, pid)
+            put(E_PUSH, box.seat, 1, None, None, bet, cents - half, None, pid)
+        return True
+
+    def _name_callers(self) -> None:
+        """At the round's end, who called the decisions (h)(2), as `player_id` on the
+        actions of one box several patrons wager on: BJ604's target (a co-patron at a seated
+        player's box, or with no player seated a smaller wager's patron), or the remedy (no
+        player seated: the seated player's rows carry an id, and so do the actions, as the
+        highest wager)."""
+        kind = self.kind
+        fault = kind == "BJ604" and not self.planted
+        remedy = (
+            kind is None
+            and self.remedy_now == "remedied_decisions_by_highest_wager"
+            and not self.remedied
+        )
+        if not (fault or remedy):
+            return
+        c = self.cols
+        start = len(c[0]) - 1
+        while start > 0 and c[0][start] != E_START:
+            start -= 1
+        if fault:
+            boxes = [self.target]
+        else:
+            boxes = [
+                b for b in self.round_boxes
+                if len(b.patrons) >= 2 and b.patrons[0][1] >= max(p[1] for p in b.patrons[1:])
+            ]
+        for box in boxes:
+            rows = [i for i in range(start, len(c[0])) if c[1][i] == box.seat]
+            actions = [i for i in rows if c[0][i] == E_ACTION]
+            if len(box.patrons) < 2 or not actions:
+                continue
+            first_seq = self.base + actions[0] + 1
+            co_patron = box.patrons[1][0]
+            if fault and self.fdata["variant"] == "seated":
+                c[8][actions[0]] = co_patron
+                self._truth(kind, first_seq, f"co-patron {co_patron} called box {box.seat}'s play")
+                return
+            standing = f"S{self.index}{box.seat}{self.round_no}"  # the player, not seated
+            for i in rows:
+                if c[8][i] is None and c[0][i] in (E_WAGER, E_COLLECT, E_PAY, E_PUSH):
+                    c[8][i] = standing
+            caller = co_patron if fault else standing
+            for i in actions:
+                c[8][i] = caller
+            if fault:
+                self._truth(
+                    kind, first_seq, f"no one seated at box {box.seat}: {co_patron}'s smaller "
+                    "wager called the play",
+                )
+            else:
+                self._remedy_truth(first_seq, f"no one seated at box {box.seat}: the highest "
+                                   "wager called the play")
+            return
 
 
 # --- the whole simulation -------------------------------------------------------
@@ -1542,6 +2092,7 @@ class _Simulator(TableRounds):
         self.params = load_rulesets().params("blackjack", on=on)
         self.beside = beside  # a re-split hand laid beside the hand it came from
         self.planner = _Planner(faults, rounds, tables)
+        self.remedies = _Remedies(faults, REMEDY_KINDS)
         self.truth: list[_Truth] = []
         TableRounds.__init__(self)
         self.charts = {h17: _charts(h17) for h17 in (False, True)}
@@ -1608,7 +2159,10 @@ class _Simulator(TableRounds):
             "dealer_id": dealer_on(
                 "D-2", len(self.tables), pl.col("_table"), pl.col("_t"), pl.col("event")
             ),
-            "exposure": pl.lit(None, pl.String),
+            # every blackjack card exposed is "exposed" (5324.10(i)(1))
+            "exposure": pl.when(pl.col("event") == "card_exposed")
+            .then(pl.lit("exposed"))
+            .otherwise(pl.lit(None, pl.String)),
             "disclosed": pl.lit(None, pl.Boolean),
         }
         return frame.select(expr.alias(name) for name, expr in columns.items())

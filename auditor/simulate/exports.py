@@ -396,7 +396,9 @@ def _blackjack_round(key: tuple, played: pl.DataFrame) -> list[tuple]:
     return [(table, shoe, str(number), _wall_clock_value(when), _wall_clock_value(finish),
              start["dealer_id"] if start else None, None, str(seat), str(hand),
              " ".join(listed.get((seat, hand), [])),
-             " ".join(_ACTION_WORDS[a] for a in decisions.get((seat, hand), [])),
+             # a refuse (1.2) has no word in a shoe reader's coups: left out
+             " ".join(_ACTION_WORDS[a] for a in decisions.get((seat, hand), [])
+                      if a in _ACTION_WORDS),
              " ".join(dealer))
             for seat, hand in hands]
 

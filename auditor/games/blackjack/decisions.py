@@ -23,7 +23,8 @@ decisions(ctx)  one row per action row (sorted by rid, seq), with the hand as it
                 n_cards, total, soft (over the cards then held), pair (two cards identical
                 in value), natural (a two-card 21 on hand 1 of a box not split so far),
                 splits_before (splits on the box before it), doubled_before (doubles
-                on this hand before it), decision_no (1, 2, ... among the hand's actions),
+                on this hand before it), decision_no (1, 2, ... among the hand's actions,
+                a `refuse` not counted),
                 aces_pair (two aces held), aces_splits_before (splits of two aces on the
                 box before it), split_ace (the hand was made by splitting aces, before
                 this action)
@@ -287,7 +288,9 @@ def _running_numbers(ctx: GameContext, acts: pl.DataFrame) -> pl.DataFrame:
     box, aces_split = ["rid", "seat"], split & pl.col("aces_pair")
     narrow = replay.in_order(ctx, narrow, "rid", "seat", "hand", "seq").with_columns(
         runs.sum_before(double.cast(pl.Int64), HAND).alias("doubled_before"),
-        runs.position(HAND).alias("decision_no"),
+        # a refuse of an exposed card ((i)(1)) is not counted: it is no first decision
+        # of (f)(1), a refused hand only keeps what it holds
+        (runs.sum_before((action != "refuse").cast(pl.Int64), HAND) + 1).alias("decision_no"),
     )
     narrow = replay.in_order(ctx, narrow, "rid", "seat", "seq").with_columns(
         runs.sum_before(split.cast(pl.Int64), box).alias("splits_before"),

@@ -16,8 +16,10 @@ Sorted by rid, seat, hand, player_id, wager_seq.
   staked_cents wager_seq wager_rows   the stake, its first row, how many rows
   judged        the outcome can be replayed: the round is not void, the dealer has
                 two cards and (but for insurance) the hand has two cards
-  outcome       main, double, split: win / natural / push / lose / bust / surrendered;
+  outcome       main, double, split: win / natural / push / lose / bust / surrendered /
+                dead (the hand was declared dead, (i)(3), (i)(4)(ii): owed a push);
                 insurance: win (the dealer has blackjack) / lose; null where not judged
+  dead          a main, double or split wager on a hand declared dead
   total n_cards natural busted surrendered surrender_seq next_seq   from the hand:
                 next_seq is the first card or action of the round after the surrender
   up hole dealer_total dealer_blackjack dealer_busted play_seq   from the dealer:
@@ -64,7 +66,7 @@ from ...audit_context import GameContext
 from ...series import placed
 from .. import runs
 from ..sorted_keys import marked_sorted
-from . import engine, replay
+from . import engine, irregularities, missed_cards, replay
 
 KEY = ["rid", "seat", "hand", "bet", "player_id"]
 HAND = ["rid", "seat", "hand"]
@@ -76,7 +78,7 @@ VERB = {"pay": "paid", "push": "pushed", "collect": "collected"}
 # While `owed` is built, outcome and expected_kind are numbers: the index of their word
 # here (cheaper to compare and to choose between than strings); the words replace them
 # at the end.
-OUTCOMES = ("win", "natural", "push", "lose", "bust", "surrendered")
+OUTCOMES = ("win", "natural", "push", "lose", "bust", "surrendered", "dead")
 KINDS = ("pay", "push", "collect", "surrender")
 KIND_ORDER = {"collect": 0, "pay": 1, "push": 2}  # as their names sort
 
@@ -117,14 +119,31 @@ def _play_rows(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
 
 def _play_seq(ctx: GameContext) -> pl.DataFrame:
     """First action, or card after the hole card, of each round with dealer cards: the
-    check is over by then."""
+    check is over by then. Where a box's second card came after the hole card ((i)(3),
+    dealt late), the first card after it: play goes on from the first card after every
+    box and the dealer hold two cards (hand-history-v1 1.2)."""
     hole = replay.dealer(ctx).select(
         "rid", pl.col("dealer_seqs").list.get(1, null_on_oob=True).alias("hole_seq")
     )
+    hole = _after_late_second_cards(ctx, hole)
     acts = replay.actions(ctx).select("rid", "seq")
     firsts = [replay.least_by_rid(acts), _card_after_hole(ctx, hole)]
     play = hole.select("rid", pl.min_horizontal(replay.by_rid(ctx, f, "seq") for f in firsts))
     return play.rename({"seq": "play_seq"}).filter(pl.col("play_seq").is_not_null())
+
+
+def _after_late_second_cards(ctx: GameContext, hole: pl.DataFrame) -> pl.DataFrame:
+    """`hole` (rid, hole_seq) with hole_seq moved on to the last box's second card of the
+    round where one came after the hole card: a few rounds, found by one comparison per
+    box."""
+    seconds = irregularities.box_second_cards(ctx)
+    late = seconds.filter(pl.col("seq") > replay.by_rid(ctx, hole, "hole_seq"))
+    if late.is_empty():
+        return hole
+    last = late.group_by("rid").agg(pl.col("seq").max().alias("late_seq"))
+    return hole.join(last, on="rid", how="left", maintain_order="left").select(
+        "rid", pl.max_horizontal("hole_seq", "late_seq").alias("hole_seq")
+    )
 
 
 def _card_after_hole(ctx: GameContext, hole: pl.DataFrame) -> pl.DataFrame:
@@ -380,7 +399,9 @@ def _outcome() -> pl.Expr:
         return _code(OUTCOMES, word)
 
     hand = (
-        pl.when(pl.col("surrendered"))
+        pl.when(pl.col("dead"))
+        .then(said("dead"))
+        .when(pl.col("surrendered"))
         .then(said("surrendered"))
         .when(pl.col("busted"))  # a bust loses even when the dealer busts too
         .then(said("bust"))
@@ -410,7 +431,8 @@ def _expected_kind() -> pl.Expr:
     return (
         pl.when(_is("outcome", OUTCOMES, "win", "natural"))
         .then(_code(KINDS, "pay"))
-        .when(_is("outcome", OUTCOMES, "push"))
+        # (i)(3), (i)(4)(ii): a dead hand's wagers are returned
+        .when(_is("outcome", OUTCOMES, "push", "dead"))
         .then(_code(KINDS, "push"))
         .when(_is("outcome", OUTCOMES, "lose", "bust"))
         .then(_code(KINDS, "collect"))
@@ -539,6 +561,8 @@ def _outcome_text() -> pl.Expr:
                 pl.format("the dealer's hole card was {}, not a ten", card_name(pl.col("hole")))
             )
         )
+        .when(outcome == "dead")
+        .then(pl.lit("the hand was declared dead"))
         .when(outcome == "surrendered")
         .then(
             pl.format(
@@ -613,6 +637,7 @@ def build_owed(ctx: GameContext) -> pl.DataFrame:
     frame = (
         marked_sorted(frame, "hid")
         .join(hands, on="hid", how="left", maintain_order="left")
+        .with_columns(_on_dead_hand(ctx))
         .drop("hid")
         .join(_settled(ctx), on="wid", how="left", maintain_order="left")
     )
@@ -643,6 +668,16 @@ def build_owed(ctx: GameContext) -> pl.DataFrame:
     ).collect(engine="in-memory")
 
 
+def _on_dead_hand(ctx: GameContext) -> pl.Expr:
+    """`dead`: the row is a main, double or split wager on a hand declared dead (by its
+    hand id `hid`). Dead hands are rare: most logs have none, and no lookup is made."""
+    dead = missed_cards.dead_hand_ids(ctx)
+    if dead.is_empty():
+        return pl.lit(False).alias("dead")
+    on_dead = pl.col("hid").is_in(dead.implode()) & pl.col("bet").is_in(HAND_BETS)
+    return on_dead.fill_null(False).alias("dead")
+
+
 def owed(ctx: GameContext) -> pl.DataFrame:
     """Every wager with its outcome, what it was owed and how it was settled, in numbers
     (module docstring)."""
@@ -661,6 +696,59 @@ def with_words(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
         pl.col("observed_text").fill_null("never settled"),
         pl.format("{}:{}", "odds_num", "odds_den").alias("odds"),
     )
+
+
+# --- (f)(2): insurance and surrender settled together -------------------------------
+
+
+def build_netted(ctx: GameContext) -> pl.DataFrame:
+    """Per holder (HOLDER) with both an insurance wager and a surrendered hand (judged):
+    the two settled together, not each by its own rule. Each is settled as owed, or not;
+    where not, the pair's rows taken as one pot (the pays and pushes of both, less both
+    stakes; nothing where no row moved at all) come to what the two were owed together:
+    the insurance's result netted against or merged with the surrender's."""
+    wagered = owed(ctx)
+    judged = wagered.filter(pl.col("judged") & (pl.col("outcome") == "surrendered"))
+    insured = wagered.filter(pl.col("judged") & (pl.col("bet") == "insurance"))
+    pair = pl.concat([judged, insured.join(judged.select(HOLDER).unique(), on=HOLDER,
+                                           how="semi", nulls_equal=True)])
+    if insured.is_empty() or judged.is_empty():
+        return pair.select(*HOLDER, *ROUND).clear().with_columns(
+            pl.lit(None, pl.Int64).alias("seq")
+        )
+    right = pl.col("settled_once") & pl.col("settled_right")
+    pot = pl.col("pay_cents") + pl.col("push_cents") - pl.col("staked_cents")
+    pairs = pair.group_by(HOLDER).agg(
+        pl.col(ROUND).first(),
+        (pl.col("bet") == "insurance").any().alias("insured"),
+        (pl.col("bet") != "insurance").any().alias("surrendered"),
+        right.all().alias("apart"),
+        pl.col("expected_net").sum().alias("owed_net"),
+        pl.col("n_settled").sum().alias("rows"),
+        pot.sum().alias("pot_net"),
+        pl.coalesce(pl.col("settled_seq").min(), pl.col("wager_seq").max()).alias("seq"),
+    )
+    together = pl.when(pl.col("rows") > 0).then(pl.col("pot_net")).otherwise(0)
+    return pairs.filter(
+        pl.col("insured") & pl.col("surrendered") & ~pl.col("apart")
+        & (together == pl.col("owed_net"))
+    ).select(*HOLDER, *ROUND, "seq")
+
+
+def netted(ctx: GameContext) -> pl.DataFrame:
+    """The holders (HOLDER, with table_id, shoe_id, round, seq: the pair's first
+    settlement row) whose insurance and surrender were settled together (`build_netted`):
+    BJ405's, (f)(2), and no other settlement rule's."""
+    return ctx.derived("blackjack.money.netted", build_netted)
+
+
+def apart(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
+    """`frame` (rows with HOLDER columns) without the rows of holders whose insurance and
+    surrender were settled together: those are BJ405's."""
+    together = netted(ctx)
+    if together.is_empty():
+        return frame
+    return frame.join(together.select(HOLDER), on=HOLDER, how="anti", nulls_equal=True)
 
 
 def wagers(ctx: GameContext) -> pl.DataFrame:
@@ -698,6 +786,7 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
     owned = rows.filter(pl.col("wid").is_not_null()).with_columns(
         _by_wid(wagered, pl.col("judged")),
         _by_wid(wagered, pl.col("outcome") == "surrendered").alias("_surr"),
+        _by_wid(wagered, pl.col("outcome") == "dead").alias("_dead"),
     )
     # counted on the keys alone, then every column gathered once into the last order
     narrow = owned.select(pl.int_range(pl.len(), dtype=pl.Int64).alias("_row"), "wid", "seq",
@@ -718,13 +807,20 @@ def build_settlements(ctx: GameContext) -> pl.DataFrame:
     else:
         owned = owned[narrow["_row"]].hstack(narrow.select("nth", "nth_kind"))
     nth, nth_kind = pl.col("nth"), pl.col("nth_kind")
-    extra = pl.when(pl.col("_surr")).then((nth > 2) | (nth_kind > 1)).otherwise(nth > 1)
+    # a dead hand's collect or pay is BJ804's or BJ805's (owed a push): only a push
+    # beyond its first is a settlement too many
+    pushed_again = (pl.col("event") == "push") & (nth_kind > 1)
+    extra = (
+        pl.when(pl.col("_surr")).then((nth > 2) | (nth_kind > 1))
+        .when(pl.col("_dead")).then(pushed_again)
+        .otherwise(nth > 1)
+    )
     owned = owned.with_columns(
         pl.lit(True).alias("matched"),
         pl.col("judged").fill_null(False),
         pl.lit(True).alias("hand_wagered"),  # the wager itself is on the hand
         extra.fill_null(False).alias("extra"),
-    ).drop("_surr", "nth_kind")
+    ).drop("_surr", "_dead", "nth_kind")
     # rows with no wager of their key: is there another wager of the patron on the hand?
     orphans = rows.filter(pl.col("wid").is_null())
     if in_place and orphans.is_empty():

@@ -5,10 +5,11 @@ and the dealer's last card against the hand it left. (g)(2) is subject to (g)(3)
 a round is first sorted by whether any outcome could still change:
 
 * open: the dealer has no blackjack and some player hand is still live (not busted,
-  not surrendered, not a natural). The dealer must follow (g)(2): BJ501 reports each
-  card drawn where (g)(2) says stand, and a stand where (g)(2) says draw.
-* settled: every player hand is busted, surrendered or a natural, or the dealer has
-  blackjack. (g)(3) allows no draw at all: BJ502 reports the first card drawn, once a
+  not surrendered, not a natural, not declared dead: (i)(3), (i)(4)(ii)). The dealer
+  must follow (g)(2): BJ501 reports each card drawn where (g)(2) says stand, and a
+  stand where (g)(2) says draw.
+* settled: every player hand is busted, surrendered, a natural or dead, or the dealer
+  has blackjack. (g)(3) allows no draw at all: BJ502 reports the first card drawn, once a
   round, whatever the dealer's total (BJ501 does not judge these rounds).
 
 Void rounds and rounds where the dealer has fewer than two cards are not judged.
@@ -20,7 +21,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games import runs
-from ...games.blackjack import engine, replay
+from ...games.blackjack import engine, missed_cards, replay
 from ..registry import Rule, register
 
 GAME = "blackjack"
@@ -58,19 +59,29 @@ def _round_state(ctx: GameContext) -> pl.DataFrame:
 
 def _live_hands(ctx: GameContext) -> pl.DataFrame:
     """The player hands still live when the dealer plays: not busted, surrendered or a
-    natural."""
+    natural, nor declared dead ((i)(3), (i)(4)(ii))."""
     live = ~pl.col("busted") & ~pl.col("natural") & ~pl.col("surrendered")
-    return replay.hand_facts(ctx).filter(live)
+    return replay.hand_facts(ctx).filter(live & ~_dead(ctx))
+
+
+def _dead(ctx: GameContext) -> pl.Expr:
+    """Whether a hand (rid, seat, hand) was declared dead (a `dead_hand` row of its own):
+    it plays no more. Most logs have none, and no lookup is made."""
+    dead = missed_cards.dead_hand_ids(ctx)
+    if dead.is_empty():
+        return pl.lit(False)
+    return replay.hand_id(ctx).is_in(dead.implode()).fill_null(False)
 
 
 def _settled_hands(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
-    """Per round of `rids`: how many of its player hands busted, surrendered or were a
-    natural (the few rounds a message names)."""
+    """Per round of `rids`: how many of its player hands busted, surrendered, were a
+    natural or were declared dead (the few rounds a message names)."""
     hands = replay.hand_facts(ctx).filter(pl.col("rid").is_in(rids.implode()))
-    return hands.group_by("rid").agg(
+    return hands.with_columns(_dead(ctx).alias("dead")).group_by("rid").agg(
         pl.col("busted").sum().alias("n_busted"),
         pl.col("surrendered").sum().alias("n_surrendered"),
         pl.col("natural").sum().alias("n_natural"),
+        pl.col("dead").sum().alias("n_dead"),
     )
 
 
@@ -180,11 +191,12 @@ DEALER_DRAW_WRONG = register(
         "9 NYCRR 5324.10(g)(2)",
         "error",
         GAME,
-        "In a round where some player hand is still live (not busted, surrendered or a "
-        "natural) and the dealer has no blackjack, each dealer card after the second is judged "
-        "against the dealer's total before it: drawing on 17 to 21 (a soft 17 only where the "
-        "table's `dealer_hits_soft_17` is true) is reported at that card; standing below 17 "
-        "(or on soft 17 where the house hits it) at the dealer's last card. Rounds where no "
+        "In a round where some player hand is still live (not busted, surrendered, a "
+        "natural or declared dead) and the dealer has no blackjack, each dealer card after "
+        "the second is judged against the dealer's total before it: drawing on 17 to 21 (a "
+        "soft 17 only where the table's `dealer_hits_soft_17` is true) is reported at that "
+        "card; standing below 17 (or on soft 17 where the house hits it) at the dealer's last "
+        "card. Rounds where no "
         "outcome could change are BJ502's.",
         "dealer 10 6 stands with a player on 18; or dealer 10 7 draws; or dealer A 6 stands at "
         "a table that hits soft 17",
@@ -192,6 +204,10 @@ DEALER_DRAW_WRONG = register(
         "soft 17",
         check=dealer_draw_wrong,
         needs=("cards", "decisions"),
+        also=(
+            "9 NYCRR 5324.10(a)(2)(iii)(b)", "9 NYCRR 5324.10(b)(2)(i)",
+            "9 NYCRR 5324.10(b)(2)(ii)", "9 NYCRR 5324.10(b)(2)(iii)",
+        ),
     )
 )
 
@@ -207,10 +223,13 @@ def dealer_drew_needlessly(ctx: GameContext) -> pl.DataFrame:
         .then(pl.lit("the dealer had blackjack"))
         .otherwise(
             pl.format(
-                "every player hand was settled ({} busted, {} surrendered, {} natural)",
+                "every player hand was settled ({} busted, {} surrendered, {} natural{})",
                 pl.col("n_busted").fill_null(0),
                 pl.col("n_surrendered").fill_null(0),
                 pl.col("n_natural").fill_null(0),
+                pl.when(pl.col("n_dead") > 0)
+                .then(pl.format(", {} dead", "n_dead"))
+                .otherwise(pl.lit("")),
             )
         )
     )
@@ -239,10 +258,10 @@ DEALER_DREW_NEEDLESSLY = register(
         "9 NYCRR 5324.10(g)(3)",
         "error",
         GAME,
-        "In a round where every player hand is busted, surrendered or a natural (settled at "
-        "the posted odds once the dealer has no blackjack), or the dealer has blackjack, no "
-        "dealer card may follow the second: the first one is reported, once a round, "
-        "whatever the dealer's total. (g)(2) is not judged in these rounds (BJ501).",
+        "In a round where every player hand is busted, surrendered, a natural (settled at "
+        "the posted odds once the dealer has no blackjack) or declared dead, or the dealer "
+        "has blackjack, no dealer card may follow the second: the first one is reported, "
+        "once a round, whatever the dealer's total. (g)(2) is not judged in these rounds (BJ501).",
         "the only box holds a natural, the dealer shows 10 6 and draws a 5",
         "the only box holds a natural, the dealer shows 10 6 and stands",
         check=dealer_drew_needlessly,

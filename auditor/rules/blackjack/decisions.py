@@ -26,7 +26,8 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games.blackjack import decisions as play
-from ...games.blackjack import engine, replay
+from ...games.blackjack import engine, missed_cards, replay
+from ...games.blackjack import irregularities as irregular
 from ..registry import Rule, register
 
 GAME = "blackjack"
@@ -243,6 +244,26 @@ def _not_one_card_after(ctx: GameContext, doubles: pl.DataFrame) -> pl.DataFrame
     return doubles.filter(counted["n_after"].fill_null(0) != 1)
 
 
+def _dead_hand(ctx: GameContext) -> pl.Expr:
+    """Whether the row's hand (rid, seat, hand) was declared dead ((i)(3), (i)(4)(ii)):
+    a doubled hand whose card was not dealt and that the player chose to call dead holds
+    no card after the double, rightly."""
+    dead = missed_cards.dead_hand_ids(ctx)
+    if dead.is_empty():
+        return pl.lit(False)
+    return replay.hand_id(ctx).is_in(dead.implode()).fill_null(False)
+
+
+def _refused_hand(ctx: GameContext) -> pl.Expr:
+    """Whether the row's hand (rid, seat, hand) refused an exposed card ((i)(1)): it keeps
+    what it holds, a doubled hand without its card."""
+    refused = irregular.refusals(ctx)
+    if refused.is_empty():
+        return pl.lit(False)
+    ids = refused.select(replay.hand_id(ctx))["hid"]
+    return replay.hand_id(ctx).is_in(ids.implode()).fill_null(False)
+
+
 def double_card_count_wrong(ctx: GameContext) -> pl.DataFrame:
     """Cards dealt to the hand after its first double, whether or not BJ202 reports the
     double (a later double on the hand is BJ202's; its card counts here): none is
@@ -270,8 +291,10 @@ def double_card_count_wrong(ctx: GameContext) -> pl.DataFrame:
     )
     n_after = pl.col("n_after")
     bad = doubles.join(after, on=["rid", "seq"], how="left").with_columns(n_after.fill_null(0))
+    kept = _dead_hand(ctx) | _refused_hand(ctx)
+    bad = bad.filter((n_after != 1) & ~((n_after == 0) & kept))
     return _findings(
-        play.held_cards(ctx, bad.filter(n_after != 1)),
+        play.held_cards(ctx, bad),
         pl.when(n_after == 0).then(pl.col("seq")).otherwise(pl.col("extra_seq")),
         pl.format(
             "Box {} hand {} doubled down on {} ({}) and was dealt {}; (g)(1)(i) deals a doubled "
@@ -298,13 +321,15 @@ DOUBLE_CARD_COUNT = register(
         "error",
         GAME,
         "After its first double down (allowed or not: that is BJ202's), a hand is dealt "
-        "exactly one card in the round. No card is reported at the double action, a second "
-        "card (after a hit, a second double, or none) at that card. A split ace's double is "
-        "BJ207's.",
+        "exactly one card in the round. No card is reported at the double action (but on a "
+        "hand declared dead: its card was not dealt, (i)(4)(ii); or on a hand that refused "
+        "an exposed card, (i)(1): it keeps what it holds), a second card (after a hit, a "
+        "second double, or none) at that card. A split ace's double is BJ207's.",
         "box 1 hand 1 doubles on 6S 5H, gets 3D, then 9C",
         "box 1 hand 1 doubles on 6S 5H and gets 3D",
         check=double_card_count_wrong,
         needs=("cards", "decisions"),
+        also=("9 NYCRR 5324.10(d)",),
     )
 )
 
@@ -459,6 +484,7 @@ SPLIT_WRONG = register(
         overcharge=True,
         check=split_wrong,
         needs=("cards", "decisions", "wagers"),
+        also=("9 NYCRR 5324.10(c)(3)",),
     )
 )
 
@@ -476,13 +502,17 @@ def _of_boxes(frame: pl.DataFrame, boxes: pl.DataFrame, *columns: str) -> pl.Dat
 
 def _split_hand_spans(ctx: GameContext) -> pl.DataFrame:
     """Hands of boxes that split: when they were made, when play on them ended (`done`:
-    their last card or action, or never while they hold fewer than two cards)."""
+    their last card or action, or never while they hold fewer than two cards, unless the
+    box refused an exposed card: then at the refuse at the latest)."""
     splits = play.splits(ctx)
     first = splits.group_by("rid", "seat").agg(pl.col("seq").min().alias("first_split"))
     created = splits.select(
         "rid", "seat", pl.col("new_hand").alias("hand"), pl.col("seq").alias("created")
     )
     held = _of_boxes(play.holdings(ctx), first, *HAND, "since", "until")
+    late = _late_cards_of(ctx, first)
+    if late.height:  # a late card (i)(4) is not play going on (a card moved in never is)
+        held = held.join(late.rename({"seq": "since"}), on=["rid", "since"], how="anti")
     acted = _of_boxes(play.decisions(ctx), first, *HAND, "seq")
     events = pl.concat(
         [
@@ -498,11 +528,32 @@ def _split_hand_spans(ctx: GameContext) -> pl.DataFrame:
         .join(n_held, on=HAND, how="left")
         .join(created, on=HAND, how="left")
         .join(first, on=["rid", "seat"])
+        .join(irregular.box_refusals(ctx), on=["rid", "seat"], how="left")
         .with_columns(
             pl.col("n_held").fill_null(0),
             pl.col("created").fill_null(0),
-            pl.when(pl.col("n_held") >= 2).then(pl.col("last_seq")).otherwise(never).alias("done"),
+            pl.when(pl.col("n_held") >= 2)
+            .then(pl.col("last_seq"))
+            # a box that refused an exposed card ((i)(1)) keeps what its hands hold: a
+            # split hand of one card is done by then
+            .when(pl.col("refuse_seq").is_not_null())
+            .then(pl.max_horizontal("last_seq", "refuse_seq"))
+            .otherwise(never)
+            .alias("done"),
         )
+        .drop("refuse_seq")
+    )
+
+
+def _late_cards_of(ctx: GameContext, boxes: pl.DataFrame) -> pl.DataFrame:
+    """rid and seq of the requested cards dealt late ((i)(4): after a card or action of a
+    later box) to the boxes (rid, seat) of `boxes`: the dealer made up for a missed card,
+    and the split-order rule judges neither the card nor the hand as still in play."""
+    late = missed_cards.late_cards(ctx)
+    if late.is_empty():
+        return late.select("rid", "seq")
+    return late.join(boxes.select("rid", "seat"), on=["rid", "seat"], how="semi").select(
+        "rid", "seq"
     )
 
 
@@ -602,6 +653,9 @@ def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
     cards = replay.cards(ctx).lazy().filter(
         pl.col("seq") > replay.by_rid(ctx, rounds, "first_split")  # null: no split
     )
+    late = _late_cards_of(ctx, spans.select("rid", "seat").unique())
+    if late.height:
+        cards = cards.join(late.lazy(), on=["rid", "seq"], how="anti")
     cards = cards.select(
         "rid",
         *WHERE,
@@ -746,7 +800,10 @@ SPLIT_ORDER = register(
         "unset, either order is accepted. A card dealt to a later box, the dealer, or a hand "
         "lying after a split hand that has fewer than two cards or still takes cards or "
         "actions afterwards is reported, once a box, at the first such card (unset: at the "
-        "first card neither order allows).",
+        "first card neither order allows). A requested card dealt late to a split box "
+        "((i)(4): after a card or action of a later box, BJ808) is neither such a card nor "
+        "play going on. A split hand of fewer than two cards on a box that refused an "
+        "exposed card ((i)(1)) keeps what it holds: it is complete from the refuse.",
         "box 2 splits 8S 8H; hand 1 gets 3D, hand 2 gets 9C, then hand 1 hits",
         "box 2 splits 8S 8H; hand 1 gets 3D, hits 9C and stands; then hand 2 gets its card",
         check=split_hands_out_of_order,
@@ -879,6 +936,7 @@ SPLIT_ACE_PLAYED = register(
         "box 1 splits AS AH; hand 1 gets 5D, hand 2 gets KC",
         check=split_ace_played,
         needs=("cards", "decisions"),
+        also=("9 NYCRR 5324.10(g)(1)(ii)",),
     )
 )
 

@@ -4,7 +4,8 @@ BJ301 and BJ302 judge the insurance wager as placed, BJ303 and BJ304 how it was
 settled (from `money.owed`). The split, so that no wager is reported twice:
 an insurance wager against a non-ace (BJ301) or above the limit (BJ302) is still
 settled by the hole card, and its settlement is judged like any other; an
-insurance wager not settled exactly once is BJ706's. Rounds that are void or
+insurance wager not settled exactly once is BJ706's; insurance netted against or
+merged with the patron's surrender is BJ405's ((f)(2)). Rounds that are void or
 without the dealer's two cards are not judged.
 """
 
@@ -97,7 +98,8 @@ def insurance_over_half(ctx: GameContext) -> pl.DataFrame:
 
 
 def _settled_once(ctx: GameContext, outcome: str) -> pl.DataFrame:
-    return _insurance(ctx).filter(pl.col("settled_once") & (pl.col("outcome") == outcome))
+    once = _insurance(ctx).filter(pl.col("settled_once") & (pl.col("outcome") == outcome))
+    return money.apart(ctx, once)  # settled with a surrender: BJ405's, (f)(2)
 
 
 def insurance_underpaid(ctx: GameContext) -> pl.DataFrame:
@@ -175,6 +177,7 @@ UNDERPAID = register(
         "2:1 insurance; box 3's $10 insurance wins; the dealer pays $20.",
         check=insurance_underpaid,
         needs=("cards", "wagers"),
+        also=("9 NYCRR 5324.10(a)(2)(iii)(c)", "9 NYCRR 5324.10(e)(1)"),
     )
 )
 NOT_COLLECTED = register(
@@ -193,5 +196,6 @@ NOT_COLLECTED = register(
         "The dealer's ace has a 7 under it; box 5's $25 insurance is collected before box 1 acts.",
         check=insurance_not_collected,
         needs=("cards", "wagers"),
+        also=("9 NYCRR 5324.10(e)(1)",),
     )
 )

@@ -2,7 +2,8 @@
 
 A co-patron's rows carry `player_id`; the seated player's have none. BJ601
 counts the patrons wagering on a box, BJ602 and BJ603 what a co-patron may do
-after the deciding player's split or double. The split with the settlement
+after the deciding player's split or double, BJ604 who called the decisions (an
+`action` row's `player_id`, hand-history-v1 1.2). The split with the settlement
 rules: a co-patron's settlement row on a split hand the co-patron did not cover
 is BJ602's (BJ706 leaves it); a co-patron's double wager placed alone is
 BJ603's, and is otherwise settled with the hand like any other. Void rounds are
@@ -165,6 +166,99 @@ def co_patron_doubled_alone(ctx: GameContext) -> pl.DataFrame:
     )
 
 
+# --- BJ604 (h)(2): the seated player, or else the highest wager, calls the decisions -------
+
+
+def _called_by_patrons(ctx: GameContext) -> pl.DataFrame:
+    """The action rows that name the patron who called them (a `player_id`), of rounds not
+    void: few, and none in a log of 1.1 or before."""
+    called = (pl.col("event") == "action") & pl.col("player_id").is_not_null()
+    calls = replay.in_rounds(
+        ctx, called, "rid", *money.ROUND, "seq", "seat", "hand", "action", "player_id"
+    ).filter(pl.col("seat").is_not_null())
+    void = replay.rounds(ctx).filter(pl.col("void"))["rid"]
+    return calls.filter(~pl.col("rid").is_in(void.implode()))
+
+
+def _boxes_of(wagers: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per box (BOX) of `wagers`: patrons (the seated player, with no player_id, counted
+    once), seated (a wager without player_id), and the patrons whose main wager on hand 1
+    is the highest on the box among those with an id (`deciders`, a list) and that
+    highest amount (`top`); and per patron with an id on a box, that patron's main wager
+    on hand 1 (`caller`, `caller_cents`)."""
+    boxes = wagers.group_by(BOX).agg(
+        pl.col("player_id").n_unique().alias("patrons"),  # null (the seated player) counts
+        pl.col("player_id").is_null().any().alias("seated"),
+    )
+    mains = (
+        wagers.filter((pl.col("bet") == "main") & (pl.col("hand") == 1))
+        .group_by(*BOX, "player_id")
+        .agg(pl.col("amount_cents").sum())
+    )
+    highest = pl.col("amount_cents") == pl.col("amount_cents").max().over(BOX)
+    deciders = (
+        mains.filter(highest & pl.col("player_id").is_not_null())
+        .sort("player_id")
+        .group_by(BOX)
+        .agg(pl.col("player_id").alias("deciders"), pl.col("amount_cents").first().alias("top"))
+    )
+    stakes = mains.select(*BOX, pl.col("player_id").alias("caller"),
+                          pl.col("amount_cents").alias("caller_cents"))
+    return boxes.join(deciders, on=BOX, how="left"), stakes
+
+
+def decision_called_by_wrong_patron(ctx: GameContext) -> pl.DataFrame:
+    calls = _called_by_patrons(ctx)
+    wagers = _live_wagers(ctx).filter(pl.col("rid").is_in(calls["rid"].unique().implode()))
+    boxes, stakes = _boxes_of(wagers)
+    judged = calls.join(boxes.filter(pl.col("patrons") >= 2), on=BOX, how="inner")
+    # a seated player decides (any other patron's call is the breach); with none, a
+    # patron of the highest main wager on hand 1 (any of those tied)
+    wrong = judged.filter(
+        pl.col("seated")
+        | (pl.col("deciders").is_not_null()
+           & ~pl.col("player_id").is_in(pl.col("deciders")))
+    ).join(
+        stakes, left_on=[*BOX, "player_id"], right_on=[*BOX, "caller"], how="left"
+    )
+    deciders = pl.col("deciders").list.join(", ")
+    caller_stake = (
+        pl.when(pl.col("caller_cents").is_not_null())
+        .then(pl.format("{} wagered {}", "player_id", money.dollars(pl.col("caller_cents"))))
+        .otherwise(pl.format("{} has no main wager on hand 1", "player_id"))
+    )
+    message = (
+        pl.when(pl.col("seated"))
+        .then(
+            pl.format(
+                "Patron {} called the {} on box {} hand {} at seq {}, where the player seated "
+                "at the box (whose rows carry no player_id) has the exclusive right to call "
+                "the decisions when several patrons wager on it.",
+                "player_id", "action", "seat", "hand", "seq",
+            )
+        )
+        .otherwise(
+            pl.format(
+                "Patron {} called the {} on box {} hand {} at seq {}, where with no player "
+                "seated the patron with the highest wager on the box, {} ({}; {}), has the "
+                "right to call the decisions.",
+                "player_id", "action", "seat", "hand", "seq", deciders,
+                money.dollars(pl.col("top")), caller_stake,
+            )
+        )
+    )
+    return wrong.select(
+        *money.ROUND,
+        "seq",
+        message.alias("message"),
+        pl.when(pl.col("seated"))
+        .then(pl.lit("decisions called by the seated player"))
+        .otherwise(pl.format("decisions called by patron {}", deciders))
+        .alias("expected"),
+        pl.format("{} called by patron {}", "action", "player_id").alias("observed"),
+    )
+
+
 MANY = register(
     Rule(
         "BJ601",
@@ -199,6 +293,30 @@ UNCOVERED = register(
         "Box 4 splits 8s; patron P7 does not cover; P7 is settled on hand 1 only.",
         check=uncovered_split_settled,
         needs=("decisions", "wagers"),
+    )
+)
+CALLED_WRONG = register(
+    Rule(
+        "BJ604",
+        "decision-called-by-wrong-patron",
+        "Decision called by a patron without the right to call it",
+        "9 NYCRR 5324.10(h)(2)",
+        "error",
+        "blackjack",
+        "Judged on boxes wagered on by two or more patrons (the seated player, whose rows "
+        "carry no player_id, and each player_id): an `action` (a `refuse` too) carrying a "
+        "player_id names the patron who called it. Where a wager on the box has no "
+        "player_id, someone is seated and has the exclusive right: an action carrying a "
+        "player_id is reported. Where every wager carries one, no one is seated and the "
+        "highest wager calls: an action must carry the id of a patron whose main wager on "
+        "hand 1 (a patron's rows summed) is the highest on the box, any of those tied; an "
+        "action without player_id there is not judged. Reported at the action. Void rounds "
+        "are not judged.",
+        "Box 3: the seated player wagers $25, patron P2 $10; an action names P2.",
+        "Box 3: patrons P1 ($50) and P2 ($10) wager and no one is seated; the actions name "
+        "P1.",
+        check=decision_called_by_wrong_patron,
+        needs=("decisions", "deciders", "wagers"),
     )
 )
 DOUBLED_ALONE = register(

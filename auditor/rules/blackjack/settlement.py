@@ -7,12 +7,16 @@ between the rules, so that no wager is reported twice:
     wager (but a co-patron's on a split hand not covered, BJ602's) is BJ706's;
     the others judge only wagers settled exactly once;
   - insurance wagers are BJ303's and BJ304's, surrendered hands BJ403's and BJ404's;
+    a patron's insurance and surrender settled together (netted) are BJ405's, BJ706
+    leaves those two wagers;
   - a pay above what the table's payout limit allows the hand (and wager-holder)
     is BJ705's whatever the outcome was owed;
   - every other wager is its outcome's: a win or a loss BJ701's, a natural BJ702's,
     a push (a natural against the dealer's blackjack included) BJ703's, a bust BJ704's.
 Rounds that are void, hands with fewer than two cards and rounds without the
-dealer's two cards are not judged.
+dealer's two cards are not judged. A hand declared dead ((i)(3), (i)(4)(ii)) is not
+judged on its cards: each of its wagers is owed a push (`money.owed` outcome "dead"),
+its collect or pay is BJ804's or BJ805's, and BJ706 judges it settled once by a push.
 
 `amount_cents` is the patron's expected result minus the recorded one (a pay
 counts +winnings, a push 0, a collect -stake): positive when underpaid.
@@ -86,6 +90,7 @@ def payout_over_limit(ctx: GameContext) -> pl.DataFrame:
 
 def _unsettled(ctx: GameContext) -> pl.DataFrame:
     never = money.owed(ctx).filter(pl.col("judged") & (pl.col("n_settled") == 0))
+    never = money.apart(ctx, never)  # insurance settled with a surrender: BJ405's
     owed = pl.col("expected_net")
     return money.with_words(ctx, never).select(
         *money.ROUND,
@@ -107,7 +112,7 @@ def _extra_rows(ctx: GameContext) -> pl.DataFrame:
     rows = money.settlements(ctx)
     extra = pl.col("judged") & pl.col("extra")
     orphan = ~pl.col("matched") & ~pl.col("void") & ~patron_split_phantom()
-    live = rows.filter(extra | orphan)
+    live = money.apart(ctx, rows.filter(extra | orphan))
     verb = (
         pl.col("event")
         .cast(pl.String)
@@ -175,6 +180,9 @@ EVEN_MONEY = register(
         "Box 3 wagers $25; the hand stands on 20, the dealer stands on 18; the dealer pays $25.",
         check=even_money_wrong,
         needs=("cards", "decisions", "wagers"),
+        also=(
+            "9 NYCRR 5324.10(b)(2)(i)", "9 NYCRR 5324.10(b)(2)(ii)", "9 NYCRR 5324.10(b)(2)(iii)",
+        ),
     )
 )
 NATURAL = register(
@@ -194,6 +202,7 @@ NATURAL = register(
         "3:2 table; box 1 wagers $25 and is dealt A-K; the dealer has 19; the dealer pays $37.50.",
         check=natural_odds_wrong,
         needs=("cards", "decisions", "wagers"),
+        also=("9 NYCRR 5324.10(a)(2)(iii)(a)",),
     )
 )
 PUSH = register(
@@ -261,7 +270,9 @@ ONCE = register(
         "with none is reported at its wager row (amount: what it was owed); each further "
         "settlement row, and each settlement row matching no wager, at that row (amount: what "
         "the row moved). A co-patron's settlement on a split hand the co-patron did not "
-        "cover is BJ602's. Void rounds and hands not dealt two cards are not judged.",
+        "cover is BJ602's. A hand declared dead ((i)(3), (i)(4)(ii)) is owed a push of each "
+        "wager: its collect or pay is BJ804's or BJ805's, a second push this rule's. Void "
+        "rounds and hands not dealt two cards are not judged.",
         "Box 1's losing $100 wager is collected at seq 40 and again at seq 41.",
         "Box 1's losing $100 wager is collected once.",
         check=not_settled_once,

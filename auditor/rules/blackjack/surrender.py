@@ -8,7 +8,11 @@ BJ401's whatever its timing (BJ402 judges only tables that allow it); its
 settlement is still judged by BJ403/BJ404, since the half and half was owed
 once the dealer accepted it; a surrendered wager not settled exactly once
 (no row, a second collect or push, a third row) is BJ706's; the hand's wagers
-are no settlement rule's (BJ701-BJ705). Void rounds are not judged.
+are no settlement rule's (BJ701-BJ705). BJ405 judges (f)(2) on a patron's
+insurance and surrender together: where the two were not each settled as owed, but
+their rows taken together move what the two were owed together, the insurance was
+netted against or merged with the surrender, and that is BJ405's alone (BJ303,
+BJ304, BJ403, BJ404 and BJ706 leave those two wagers). Void rounds are not judged.
 """
 
 from __future__ import annotations
@@ -91,9 +95,10 @@ def surrender_late(ctx: GameContext) -> pl.DataFrame:
 
 
 def _surrendered(ctx: GameContext) -> pl.DataFrame:
-    return money.owed(ctx).filter(
+    surrendered = money.owed(ctx).filter(
         pl.col("judged") & (pl.col("outcome") == "surrendered") & pl.col("settled_once")
     )
+    return money.apart(ctx, surrendered)  # settled with the insurance: BJ405's
 
 
 def surrender_2_9_settled_wrong(ctx: GameContext) -> pl.DataFrame:
@@ -113,6 +118,50 @@ def surrender_ten_settled_wrong(ctx: GameContext) -> pl.DataFrame:
     # (f)(1)(ii): the whole wager if the dealer has blackjack, else half and half
     frame = _surrendered(ctx).filter(pl.col("up").is_in([ACE, TEN]) & ~pl.col("settled_right"))
     return money.findings(ctx, frame)
+
+
+# --- BJ405 (f)(2): insurance and surrender each settled on its own ------------------------
+
+
+def _pair_text(value: str) -> pl.Expr:
+    """The pair's wagers in words, insurance first: "insurance: never settled; main: ..."."""
+    return pl.format("{}: {}", "bet", value).sort_by(pl.col("bet") != "insurance").str.join("; ")
+
+
+def insurance_netted_with_surrender(ctx: GameContext) -> pl.DataFrame:
+    together = money.netted(ctx)
+    pair = money.owed(ctx).filter(
+        pl.col("judged") & ((pl.col("bet") == "insurance") | (pl.col("outcome") == "surrendered"))
+    )
+    pair = pair.join(together.select(money.HOLDER), on=money.HOLDER, how="semi",
+                     nulls_equal=True)
+    words = money.with_words(ctx, pair).with_columns(
+        pl.format("{} {} wager", money.dollars(pl.col("staked_cents")), "bet").alias("stake_text"),
+    )
+    per_holder = words.group_by(money.HOLDER).agg(
+        _pair_text("observed_text").alias("observed"),
+        _pair_text("expected_text").alias("expected"),
+        pl.col("stake_text").sort_by(pl.col("bet") != "insurance").str.join(" and the surrendered ")
+        .alias("stakes"),
+        pl.col("outcome_text").filter(pl.col("bet") == "insurance").first().alias("insured"),
+    )
+    found = together.join(per_holder, on=money.HOLDER, how="left", nulls_equal=True)
+    patron = (
+        pl.when(pl.col("player_id").is_not_null())
+        .then(pl.format(" (patron {})", "player_id"))
+        .otherwise(pl.lit(""))
+    )
+    return found.select(
+        *money.ROUND,
+        "seq",
+        pl.format(
+            "Box {} hand {}{}: the {} were settled together ({}), where each is settled "
+            "separately, one having no bearing on the other: {}, so {}.",
+            "seat", "hand", patron, "stakes", "observed", "insured", "expected",
+        ).alias("message"),
+        "expected",
+        "observed",
+    )
 
 
 SETTLED = (
@@ -172,6 +221,32 @@ LOW_UP = register(
         "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $25 collected, $25 pushed.",
         check=surrender_2_9_settled_wrong,
         needs=("cards", "decisions", "wagers", "wager_timing"),
+    )
+)
+APART = register(
+    Rule(
+        "BJ405",
+        "insurance-netted-with-surrender",
+        "Insurance and surrender not settled separately",
+        "9 NYCRR 5324.10(f)(2)",
+        "error",
+        "blackjack",
+        "A patron who made an insurance wager and then surrendered the hand has each wager "
+        "settled separately, by its own rule: the insurance by the dealer's hole card (e), "
+        "the surrender by (f)(1). The reading applied: where the two are not each settled "
+        "as owed (a wrong amount, a missing or extra row), but their rows taken as one pot "
+        "(the pays and pushes of both, less both stakes; no row at all counts nothing moved) "
+        "come to what the two were owed together, one was netted against or merged with "
+        "the other (one settled by the other's outcome): reported once per patron and hand, "
+        "at the pair's first settlement row, with no amount (the patron's total is right); "
+        "BJ303, BJ304, BJ403, BJ404 and BJ706 leave those two wagers. A pair settled wrong "
+        "in total is those rules', each wager on its own.",
+        "Dealer's ace, no blackjack; box 1 wagers $20, insures $10 and surrenders; the dealer "
+        "collects $20 from the main wager and returns $10, and settles no insurance.",
+        "Dealer's ace, no blackjack; box 1 wagers $20, insures $10 and surrenders; the "
+        "insurance is collected ($10), the main wager half collected and half returned.",
+        check=insurance_netted_with_surrender,
+        needs=("cards", "decisions", "wagers", "settlements"),
     )
 )
 HIGH_UP = register(

@@ -24,7 +24,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games import common
-from ...games.blackjack import replay
+from ...games.blackjack import irregularities, replay
 from ...games.blackjack.shoes import SHOE_KEY, deck_minimum, round_shoes, shoes
 from ..registry import Rule, register
 
@@ -145,6 +145,9 @@ SHOE_BELOW_MINIMUM = register(
         "a 6-deck shuffle there; a 2-deck shuffle on a hand-dealt table with no optional wager",
         check=short_shoes,
         needs=("shuffles",),
+        also=(
+            "9 NYCRR 5324.10(b)(1)(i)", "9 NYCRR 5324.10(b)(1)(ii)", "9 NYCRR 5324.10(b)(1)(iii)",
+        ),
     )
 )
 
@@ -159,7 +162,8 @@ def excess_cards(ctx: GameContext) -> pl.DataFrame:
     ctx.events have decks (`shoes`): a shoe that began before the log is not counted, as
     what came out of it before the log is unknown; a shoe shuffled in the log is counted
     from its shuffle, the copies the log holds being a floor where the log ends first."""
-    dealt = pl.col("event").is_in(["burn", "card"]) & pl.col("card").is_not_null()
+    # card and burn rows, and a card exposed in error that has no later row (1.2)
+    dealt = irregularities.takes_a_card(ctx) & pl.col("card").is_not_null()
     columns = [*SHOE_KEY, "round", "seq", "event", "card"]
     rows = ctx.events.lazy().with_row_index("at").filter(dealt)
     counted = _counted_cards(ctx, rows.select("at", "rid", "card").collect(engine="in-memory"))
@@ -204,10 +208,12 @@ CARD_OVER_DECKS = register(
         "9 NYCRR 5324.10(b)(1)",
         "error",
         GAME,
-        "Counts each rank and suit over the shoe's `burn` and `card` rows: a shoe of n standard "
-        "decks holds n of each card, so copy n+1 is reported at its row (one finding per card, "
-        "however many copies follow). Shoes whose shuffle is not in the log (the row was "
-        "lost, or the shoe began before the log: IN016) have no known decks and are not "
+        "Counts each rank and suit over the shoe's `burn` and `card` rows, and its "
+        "`card_exposed` rows with no later card or burn row of their card (1.2): a shoe of n "
+        "standard decks holds n of each card, so copy n+1 is reported at its row (one "
+        "finding per card, however many copies follow). Shoes whose shuffle is not in the "
+        "log (the row was lost, or the shoe began before the log: IN016) have no known "
+        "decks and are not "
         "judged; a shoe shuffled in the log is counted from its shuffle even where the log "
         "ends first (copies beyond its decks are a breach however the shoe goes on). Rounds "
         "not judged (IN014, IN017, IN018) are not counted.",
