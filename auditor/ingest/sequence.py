@@ -112,13 +112,18 @@ def _out_of_place(in_file_order: pl.DataFrame) -> pl.DataFrame:
         return pl.col(column).shift(n).over(v.FILE_ID, "table_id")
 
     falls = pl.col("seq") < shifted("seq", 1)
+    # a seq the table holds twice (in any file): where a fall is between such a copy and
+    # a row of its own, the copy is the one written out of place
+    copied = pl.len().over("table_id", "seq") > 1
     # the row before the fall stands above this row and the next (or is the next's
     # seq written early: a duplicate out of place) while this one is in order with the
     # rows around it: that row is out of place (a swap of two rows, or a fall at the
-    # file's end, blames the later row)
+    # file's end, blames the later row, unless only the earlier is a copy)
+    above_next = shifted("seq", 1) >= shifted("seq", -1)
+    copy_at_end = shifted("_copied", 1) & ~pl.col("_copied") & shifted("seq", -1).is_null()
     spike = (falls & (shifted("seq", 2).is_null() | (shifted("seq", 2) <= pl.col("seq")))
-             & (shifted("seq", 1) >= shifted("seq", -1)))
-    marked = in_file_order.with_columns(
+             & (above_next.fill_null(False) | copy_at_end))
+    marked = in_file_order.with_columns(copied.alias("_copied")).with_columns(
         falls.fill_null(False).alias("falls"),
         spike.fill_null(False).alias("spike"),
         shifted("seq", 1).alias("before"),
