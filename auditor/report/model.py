@@ -1,7 +1,8 @@
 """What the report shows, computed from the audit's output folder only.
 
 `build(out, rulesets, detail_per_rule)` reads summary.json, findings.parquet and
-round_details.parquet and returns the template's context. Counts and money are
+round_details.parquet (and, from an audit with --store, comparison.json and
+dispositions.json) and returns the template's context. Counts and money are
 taken from summary.json where it holds them, and otherwise summed from the
 findings (money per table split by kind, findings per rule and hour), so every
 number printed is one the machine files also hold.
@@ -24,12 +25,13 @@ from .. import paragraphs as para
 from ..ingest.sources import sha256_of
 from ..rules.catalog import REGISTRY
 from ..rulesets import Rulesets
+from ..store import carried, ids
 from ..store import compare as cmp
 from . import charts, replays
 
 SEVERITIES = ("error", "warning")
 OUTPUT_FILES = ("summary.json", "findings.parquet", "findings.csv", "findings.jsonl", dtl.FILE,
-                cmp.FILE)
+                cmp.FILE, carried.FILE)
 HOURLY_UP_TO_HOURS = 48
 
 
@@ -151,7 +153,21 @@ def _anchor(*parts: Any) -> str:
     return "x-" + "".join(ch if ch.isalnum() else "-" for ch in raw)
 
 
-def _finding_view(f: dict) -> dict:
+def _disposition(f: dict, decided: dict | None) -> dict | None:
+    """The finding's disposition as the report shows it: None for a report of an audit
+    without a store; open, with no reviewer, for a finding no reviewer has decided on."""
+    if decided is None:
+        return None
+    d = decided["dispositions"].get(f["finding_id"]) or {"state": "open", "reviewer": None}
+    at = d.get("decided_at")
+    return {
+        **d,
+        "label": d["state"].replace("_", " "),
+        "at": f"{at[:16].replace('T', ' ')} UTC" if at else "",  # to the minute
+    }
+
+
+def _finding_view(f: dict, decided: dict | None = None) -> dict:
     rule = REGISTRY.get(f["rule_id"]) if f["rule_id"] in REGISTRY else None
     return {
         **f,
@@ -159,6 +175,7 @@ def _finding_view(f: dict) -> dict:
         "amount_text": money(f["amount"]) if f["amount"] else "",
         "amount_words": amount_words(f["amount"], f["rule_id"]),
         "dealer_id": f.get("dealer_id"),  # (findings written before dealers: none)
+        "disposition": _disposition(f, decided),
     }
 
 
@@ -168,6 +185,7 @@ def _exceptions(
     tables: dict[str, dict],
     totals: dict[Any, int],
     replay_cap: int | None,
+    decided: dict | None = None,
 ) -> list[TableGroup]:
     by_round: dict[tuple, dict] = {
         (r["table_id"], r["shoe_id"], r["round"]): r for r in details.iter_rows(named=True)
@@ -193,7 +211,7 @@ def _exceptions(
             shoes[(t, s)] = ShoeGroup(s, _anchor("shoe", t, s or "none"))
             group.shoes.append(shoes[(t, s)])
         shoe = shoes[(t, s)]
-        finding = _finding_view(f)
+        finding = _finding_view(f, decided)
         if t is None or r is None or r == 0:
             shoe.shoe_level.append(finding)
             continue
@@ -532,6 +550,11 @@ def _files(out: Path) -> list[dict]:
 def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any]:
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     findings = pl.read_parquet(out / "findings.parquet")
+    decided = carried.for_report(out)  # None unless the audit wrote to a store
+    if decided is not None:  # the ids the store gave the findings, to look theirs up
+        findings = findings.with_columns(
+            pl.Series("finding_id", ids.finding_ids(findings, summary), dtype=pl.String)
+        )
     details, replay_cap = dtl.read(out)
     has_details = (out / dtl.FILE).exists()
     cap = detail_per_rule if detail_per_rule is not None else (replay_cap or dtl.DETAIL_PER_RULE)
@@ -565,7 +588,12 @@ def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any
         "dealers": _by_dealer(summary),
         "charts": _charts(findings, details if has_details else None),
         "exceptions": _exceptions(
-            shown, details, table_info, counts_by_table, replay_cap if has_details else None
+            shown,
+            details,
+            table_info,
+            counts_by_table,
+            replay_cap if has_details else None,
+            decided,
         ),
         "detail_per_rule": cap,
         "shown_total": shown.height,
@@ -575,4 +603,5 @@ def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any
         "coverage": _coverage(summary),
         "outputs": _files(out),
         "comparison": cmp.for_report(out),  # None unless the audit wrote to a store
+        "dispositions": decided,
     }

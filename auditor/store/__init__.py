@@ -14,12 +14,31 @@ server, or `postgresql+psycopg://user@host/db` for a team.
 - history: runs over time and the rules that recur; show: the same as text;
   history_command: `auditor history`
 - record: what `auditor audit --store` does, step by step
+- dispositions: what reviewers decided each finding is (append-only, carried across runs
+  by finding_id); carried: the dispositions a run's findings had when it was audited, in
+  its folder for the report
 
-This module imports no database library, so that the report can read a comparison
-without one.
+This module imports no database library, so that the report can read a comparison and
+the dispositions without one.
 """
 
 from __future__ import annotations
+
+# What a reviewer may decide a finding is (dispositions), in the order they are shown.
+# A finding nobody has decided on yet is "open".
+STATES = ("open", "confirmed", "explained", "not_an_error", "corrected")
+MEANINGS: dict[str, str] = {
+    "open": "Not decided yet: every finding is open until a reviewer decides what it is, "
+    "and one may be set open again to reopen it.",
+    "confirmed": "A breach of the paragraph cited, as recorded: the game was dealt or "
+    "settled against the rules (a dealer's error, for one), and it stands.",
+    "explained": "What the log records breaks the rule, for a cause the note gives and the "
+    "reviewer accepts, such as a table-system fault or a supervisor's ruling on the floor.",
+    "not_an_error": "No breach: what was recorded is allowed (a house practice the rules "
+    "permit), or the finding should not have been made.",
+    "corrected": "A breach that has been put right: the patron paid or refunded, or the "
+    "record corrected; the note says how.",
+}
 
 
 class StoreError(Exception):

@@ -1,5 +1,6 @@
 """Reading the store back: runs over time, what each found new since the run before it,
-and the rules that recur per table, dealer or rule.
+how its findings stand with reviewers (their latest dispositions), and the rules that
+recur per table, dealer or rule.
 
 The run before a run is the latest run stored before it (by the time it was stored) of
 the same facility that audited at least one of its tables: last night's run for a
@@ -16,7 +17,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from . import STATES
 from .compare import LISTED, Facts, compare, run_facts, utc_text
+from .dispositions import counts_by_run
 from .schema import findings, inputs, run_dealers, run_tables, runs
 
 BY = ("table", "dealer", "rule")
@@ -81,11 +84,13 @@ def facts_of(conn: Connection, run: dict[str, Any]) -> Facts:
     return Facts(run, [dict(f) for f in found], {t: (a, b) for t, a, b in spans}, set(files))
 
 
+def _started_since(query: sa.Select, since: datetime | None) -> sa.Select:
+    return query.where(runs.c.started_at >= since) if since is not None else query
+
+
 def runs_since(conn: Connection, since: datetime | None) -> list[dict[str, Any]]:
     """The runs started at or after `since` (UTC), in the order they were stored."""
-    query = sa.select(runs).order_by(runs.c.finished_at, runs.c.run_id)
-    if since is not None:
-        query = query.where(runs.c.started_at >= since)
+    query = _started_since(sa.select(runs), since).order_by(runs.c.finished_at, runs.c.run_id)
     return [dict(r) for r in conn.execute(query).mappings()]
 
 
@@ -107,8 +112,11 @@ def changes(conn: Connection, listed: list[dict[str, Any]]) -> list[dict[str, An
 
 
 def runs_report(conn: Connection, since: datetime | None) -> dict[str, Any]:
-    """`auditor history`: the runs, what each found new, and the latest run's new findings."""
+    """`auditor history`: the runs, what each found new, how its findings stand now (by
+    their latest disposition), and the latest run's new findings."""
     compared = changes(conn, runs_since(conn, since))
+    # every run's findings by disposition in one query (a run with none: all zero)
+    disposed = counts_by_run(conn, _started_since(sa.select(runs.c.run_id), since))
     rows = []
     for item in compared:
         run, comparison = item["run"], item["comparison"]
@@ -130,6 +138,7 @@ def runs_report(conn: Connection, since: datetime | None) -> dict[str, Any]:
                 ],
                 "previous_run_id": (comparison["previous_run"] or {}).get("run_id"),
                 **{k: v for k, v in comparison["counts"].items() if k != "findings"},
+                "dispositions": disposed.get(run["run_id"], dict.fromkeys(STATES, 0)),
             }
         )
     latest = compared[-1]["comparison"] if compared else None

@@ -5,32 +5,42 @@
    (exit 2), not after it;
 2. `prepare`, once the findings and the summary are built: the run gets its run_id (in
    summary.json, so that the folder names its run) and finding ids, and the comparison
-   with the run before it is written to the folder (comparison.json) for the report;
+   with the run before it is written to the folder (comparison.json) for the report, and
+   so are the dispositions its findings carry from earlier runs (carried:
+   dispositions.json), read by finding_id;
 3. `land`, after every output file is written: the run goes into the store in one
    transaction. An audit that fails before this writes nothing to the store.
 
-Without a store, `NoStore` does nothing but remove a comparison an earlier audit left in
-the folder, which would describe another run.
+`auditor report OUT --store URL` reads the dispositions again (`carry_now`): the report
+then shows them as they are in the store, not as they were when the audit ran.
+
+Without a store, `NoStore` does nothing but remove a comparison and dispositions an
+earlier audit left in the folder, which would describe another run.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+import sqlalchemy as sa
 
+from . import StoreError, carried
 from . import compare as cmp
+from . import dispositions as dsp
 from .engine import Store, connect
 from .history import facts_of, previous_run
-from .ids import with_ids
-from .schema import migrate
+from .ids import finding_ids, with_ids
+from .schema import migrate, runs
 from .write import Run, local_time, new_run_id, utc_now, write
 
 
 class NoStore:
     def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path) -> None:
         cmp.forget(out)
+        carried.forget(out)
 
     def land(self) -> None:
         pass
@@ -47,10 +57,14 @@ class Recorder:
         summary["run_id"] = self.run_id
         self.run = Run(self.run_id, self.started_at, summary, with_ids(findings, summary), out)
         now = facts_now(self.run)
+        ids = self.run.findings["finding_id"].to_list()
         with self.store.begin() as conn:
             before = previous_run(conn, summary.get("facility"), now.spans)
             before_facts = facts_of(conn, before) if before else None
+            decided = dsp.latest(conn, ids)
         cmp.write(cmp.compare(now, before_facts), self.store.name, out)
+        doc = carried.document(self.store.name, self.run_id, ids, decided, utc_now())
+        carried.write(doc, out)
 
     def land(self) -> None:
         try:
@@ -70,6 +84,27 @@ def open_for_audit(url: str | None) -> Recorder | NoStore:
         store.close()
         raise
     return Recorder(store)
+
+
+def carry_now(url: str, out: Path) -> Path:
+    """The latest dispositions of the findings in OUT, a run of the store at URL, written to
+    OUT/dispositions.json for the report."""
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    run_id = summary.get("run_id")
+    if not run_id:
+        raise StoreError(f"{out} was not audited with --store: its summary.json names no run")
+    ids = finding_ids(pl.read_parquet(out / "findings.parquet"), summary)
+    store = connect(url, must_exist=True)
+    try:
+        with store.begin() as conn:
+            migrate(conn)
+            stored = sa.select(runs.c.run_id).where(runs.c.run_id == run_id)
+            if conn.execute(stored).first() is None:
+                raise StoreError(f"{store.name} holds no run {run_id}, the run of {out}")
+            decided = dsp.latest(conn, ids)
+    finally:
+        store.close()
+    return carried.write(carried.document(store.name, run_id, ids, decided, utc_now()), out)
 
 
 def facts_now(run: Run) -> cmp.Facts:

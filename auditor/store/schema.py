@@ -11,6 +11,11 @@
   and their findings (summary.json's `dealers`).
 - `findings`: each run's findings, every column of the findings files as written, with
   `finding_id` (ids) and the SHA-256 of the finding's input file.
+- `dispositions` (version 2): what reviewers decided each finding is, one row per
+  decision, never updated: a change is a new row, so a finding's history is kept whole.
+  Rows name a finding by finding_id, not by run, so a finding found again by a later run
+  keeps its last disposition (the row with the highest disposition_id); `run_id` is the
+  run the reviewer set it from, if any.
 - `schema_version`: the versions applied, one row each.
 
 The store upgrades itself: `migrate` applies, in one transaction and under a lock, every
@@ -27,7 +32,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import StoreError
+from . import STATES, StoreError
 
 metadata = sa.MetaData()
 
@@ -150,14 +155,37 @@ findings = sa.Table(
 # the columns of the findings files the store keeps, in the files' order
 FINDING_COLUMNS = [c.name for c in findings.columns][3:]
 
+_STATES_LISTED = ", ".join(f"'{state}'" for state in STATES)
+
+dispositions = sa.Table(
+    "dispositions",
+    metadata,
+    sa.Column("disposition_id", sa.Integer, primary_key=True, autoincrement=True),
+    # no foreign key: a finding_id is in `findings` once per run that found it
+    sa.Column("finding_id", sa.String(32), nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("note", sa.Text, nullable=False, server_default=""),
+    sa.Column("reviewer", sa.Text, nullable=False),
+    sa.Column("decided_at", sa.DateTime, nullable=False),  # UTC
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id")),
+    sa.CheckConstraint(f"state IN ({_STATES_LISTED})", name="dispositions_state"),
+    # a finding's rows in order: its latest is the last entry of the index
+    sa.Index("dispositions_finding", "finding_id", "disposition_id"),
+)
+
 
 def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=[runs, inputs, run_tables, run_dealers, findings])
 
 
+def _create_v2(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[dispositions])
+
+
 # (version, what it does, the step): applied in order, each once
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "runs, inputs, run_tables, run_dealers and findings", _create_v1),
+    (2, "dispositions: what reviewers decided each finding is", _create_v2),
 ]
 
 

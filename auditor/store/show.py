@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..rules.catalog import REGISTRY
+from . import STATES
 from .compare import EVERY_ROUND
 
 NEW_LISTED = 30  # new findings of the latest run listed in text (JSON lists every one)
@@ -110,7 +111,8 @@ def runs_text(store: str, since: str | None, report: dict[str, Any]) -> str:
             [*row[:2], r["facility"] or "", *row[2:]] for row, r in zip(rows, runs, strict=True)
         ]
     numbers = set(range(len(headers) - 9, len(headers)))
-    lines = [head + ":", "", *columns(headers, rows, numbers), "", EXPLAINED]
+    lines = [head + ":", "", *columns(headers, rows, numbers), "", EXPLAINED, ""]
+    lines += dispositions_text(runs)
     latest, new = runs[-1], report["latest_new"]
     since_run = (
         f" since run {latest['previous_run_id']}"
@@ -129,6 +131,24 @@ def runs_text(store: str, since: str | None, report: dict[str, Any]) -> str:
     if len(new) > NEW_LISTED:
         lines.append(f"  ... and {len(new) - NEW_LISTED:,} more (--format json lists them all)")
     return "\n".join(lines)
+
+
+def dispositions_text(runs: list[dict[str, Any]]) -> list[str]:
+    """Each run's findings by their latest disposition, a line per run; one sentence where
+    no reviewer has decided on any finding yet."""
+    if not any(n for r in runs for state, n in r["dispositions"].items() if state != STATES[0]):
+        return [
+            "No finding of these runs has a disposition yet: every one is open "
+            "(`auditor review` records what reviewers decide)."
+        ]
+    rows = [[r["run_id"], *(f"{r['dispositions'][s]:,}" for s in STATES)] for r in runs]
+    headers = ["run", *(s.replace("_", " ") for s in STATES)]
+    return [
+        "Findings by disposition (what reviewers last decided each is; a finding found "
+        "again keeps its disposition, one never decided is open):",
+        "",
+        *columns(headers, rows, set(range(1, len(headers)))),
+    ]
 
 
 def _title(rule_id: str) -> str:
