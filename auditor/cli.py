@@ -1,5 +1,5 @@
-"""The command line: audit, report, verify, history, rules, rule, paragraphs (and simulate,
-per game).
+"""The command line: audit, report, verify, history, review, rules, rule, paragraphs (and
+simulate, per game).
 
 Exit status: 0 no finding reaches --fail-on, 1 one does, 2 the command could
 not run (bad arguments, unreadable house rules, rulesets that do not load, a
@@ -402,6 +402,17 @@ def _compare(recorder, summary: dict, findings, out: Path) -> None:
         raise Failure(f"--store: {exc}; nothing was written to the store") from None
 
 
+def _carry_now(url: str, out: Path) -> None:
+    """`auditor report --store`: the dispositions of OUT's findings read again."""
+    from .store import StoreError
+    from .store.record import carry_now
+
+    try:
+        carry_now(url, out)
+    except StoreError as exc:
+        raise Failure(f"--store: {exc}") from None
+
+
 def _land(recorder, out: Path, progress) -> None:
     """The run into the store, last: an audit that failed before wrote nothing there."""
     from .store import StoreError
@@ -452,15 +463,20 @@ def _exit_status(summary: dict, fail_on: str) -> int:
     help="Findings per rule shown in detail (default: as many as the audit replayed, "
     "50 unless `auditor audit --detail-per-rule` said otherwise).",
 )
+@click.option("--store", "store_url", default=None, metavar="URL",
+              help="The findings store OUT's run was written to: show its findings' "
+              "dispositions as they are now (without it, as they were when the audit ran).")
 @_signing_options
-def report(out, paper, rulesets_root, detail_per_rule, sign_key=None, sign_cert=None,
-           timestamp_url=None):
+def report(out, paper, rulesets_root, detail_per_rule, store_url=None, sign_key=None,
+           sign_cert=None, timestamp_url=None):
     """Re-render report.pdf and report.html in OUT from its findings and summary."""
     from .report import render
 
     if not (out / "summary.json").exists() or not (out / "findings.parquet").exists():
         raise Failure(f"{out}: no summary.json and findings.parquet here; run `auditor audit`")
     credentials = _credentials(sign_key, sign_cert, timestamp_url)
+    if store_url is not None:
+        _carry_now(store_url, out)
     paths = render(
         out, paper=paper, rulesets=_rulesets(rulesets_root), detail_per_rule=detail_per_rule
     )
@@ -760,6 +776,118 @@ def import_exports(logs, profile_path, house_path, out):
     click.echo(f"{counts['read']} export rows read ({counts['repeats']} repeats, "
                f"{counts['no_event']} mapped to no event), {rows} rows written, "
                f"{sum(len(e.problems) for e in export.exports)} input finding(s) kept -> {out}")
+
+
+REVIEWERS_OPTION = click.option(
+    "--reviewers", "reviewers_path", type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("reviewers.toml"), show_default=True,
+    help="The reviewers file (TOML: each reviewer's name and argon2 password hash).")
+
+
+@main.group("review", invoke_without_command=True)
+@click.option("--store", "store_url", metavar="URL", default=None,
+              help="The findings store to review (an SQLAlchemy URL, as `auditor audit "
+              "--store` writes).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on; another than this machine's loopback lets "
+              "other machines reach the sign-in page.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="The port to listen on (0: any free one, printed).")
+@REVIEWERS_OPTION
+@click.option("--read-only", is_flag=True,
+              help="Serve without signing in and without writes: every change is refused.")
+@click.pass_context
+def review(ctx, store_url, host, port, reviewers_path, read_only):
+    """Review a findings store's exceptions in a browser: reviewers sign in and record what
+    each finding is (a disposition, with a note), carried to later runs."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if store_url is None:
+        raise Failure("--store URL names the findings store to review "
+                      "(e.g. sqlite:///audits.db)")
+    from .review.app import create_app, listening, loopback, serve
+    from .review.auth import ReviewersError
+    from .store import StoreError
+
+    try:
+        app = create_app(store_url, reviewers_path, read_only)
+    except (StoreError, ReviewersError, RulesetError) as exc:
+        raise Failure(f"review: {exc}") from None
+    try:
+        sock = listening(host, port)
+    except OSError as exc:
+        app.state.review.store.close()
+        raise Failure(f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc})"
+                      ) from None
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
+    mode = " (read-only)" if read_only else f" (reviewers: {reviewers_path})"
+    click.echo(f"auditor review: serving {app.state.review.store.name}{mode} at "
+               f"http://{shown_host}:{bound_port}/ (Ctrl-C stops)", err=True)
+    if not loopback(host):
+        click.echo(f"auditor review: {host} is reachable from other machines, over plain "
+                   "HTTP: put it behind a TLS proxy or serve on 127.0.0.1", err=True)
+    serve(app, sock)
+
+
+@review.command("add-reviewer")
+@click.argument("name")
+@REVIEWERS_OPTION
+@click.option("--password-stdin", is_flag=True,
+              help="Read the password from the first line of standard input instead of "
+              "asking for it.")
+def review_add_reviewer(name, reviewers_path, password_stdin):
+    """Add reviewer NAME to the reviewers file (made if need be), or change NAME's password."""
+    from .review.auth import ReviewersError, add_reviewer, check_name
+
+    try:
+        check_name(name)
+        if password_stdin:
+            password = sys.stdin.readline().rstrip("\r\n")
+        else:
+            password = click.prompt(f"Password for {name}", hide_input=True,
+                                    confirmation_prompt=True)
+        new = add_reviewer(reviewers_path, name, password)
+    except ReviewersError as exc:
+        raise Failure(f"add-reviewer: {exc}") from None
+    click.echo(f"{'added reviewer' if new else 'changed the password of'} {name} "
+               f"in {reviewers_path}")
+
+
+@review.command("export")
+@click.option("--store", "store_url", required=True, metavar="URL",
+              help="The findings store whose dispositions to export.")
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="The CSV file to write (default: standard output).")
+def review_export(store_url, out):
+    """Write every disposition (oldest first, with its finding's rule, table, round and
+    message) as CSV, safe to open in a spreadsheet."""
+    from .findings import spreadsheet_safe
+    from .store import StoreError
+    from .store.dispositions import export_rows
+    from .store.engine import connect
+    from .store.schema import migrate
+
+    try:
+        store = connect(store_url, must_exist=True)
+        try:
+            with store.begin() as conn:
+                migrate(conn)
+                # reviewers' notes and log text reach the cells: none is read as a formula
+                rows = spreadsheet_safe(export_rows(conn))
+        finally:
+            store.close()
+    except StoreError as exc:
+        raise Failure(f"--store: {exc}") from None
+    try:
+        if out is None:
+            click.echo(rows.write_csv(), nl=False)
+        else:
+            rows.write_csv(out)
+    except OSError as exc:
+        raise Failure(f"--out {out}: cannot be written ({exc.strerror or exc})") from None
+    if out is not None:
+        click.echo(f"{rows.height} disposition(s) -> {out}", err=True)
 
 
 if __name__ == "__main__":

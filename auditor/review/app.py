@@ -1,0 +1,244 @@
+"""The review application: `create_app` builds it over a store, `serve` runs it (uvicorn).
+
+FastAPI on Starlette: routes with typed query values, dependencies for the form token
+(csrf.check, on the whole app) and the signed-in reviewer (auth.require_reviewer), and
+Starlette's signed-cookie sessions; jinja2 pages (autoescaped) with htmx swapping parts
+of them in place; uvicorn serves it, bound to 127.0.0.1 unless told otherwise. Everything
+the pages load (htmx, the style sheet) is served by the app itself: no network at run
+time.
+
+Reads and writes go through the store's engine (store.engine): writes (dispositions) in
+its transactions, which on SQLite take the write lock at once; reads on SQLite through an
+engine of their own whose transactions begin deferred, so that pages keep answering
+while an audit writes a run (they see the store as it was before that run).
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+import sqlalchemy as sa
+from fastapi import Depends, FastAPI
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy.engine import Connection, Engine
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..rulesets import Rulesets, load_rulesets
+from ..store.engine import BUSY_SECONDS, Store, connect, errors
+from ..store.schema import migrate
+from . import auth, csrf, pages
+from .queries import RunFacts
+
+HERE = Path(__file__).resolve().parent
+READS = ("GET", "HEAD")
+SECURITY_HEADERS = [
+    # only this site's own scripts, styles and forms; never framed
+    (b"content-security-policy",
+     b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+     b"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+@dataclass
+class Review:
+    """What every request reads: the store, the reviewers, the mode and the templates."""
+
+    store: Store
+    reader: Engine
+    reviewers: auth.Reviewers | None
+    read_only: bool
+    rulesets: Rulesets
+    templates: jinja2.Environment
+    facts: RunFacts = field(default_factory=RunFacts)
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        with errors(self.store.name), self.reader.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def writing(self) -> Iterator[Connection]:
+        with self.store.begin() as conn:
+            yield conn
+
+
+def _reader(store: Store) -> Engine:
+    """The engine pages read through: on SQLite one whose transactions begin deferred
+    (a read takes no write lock); on PostgreSQL the store's own."""
+    if store.backend != "sqlite":
+        return store.engine
+    engine = sa.create_engine(store.url, connect_args={"timeout": BUSY_SECONDS})
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:
+        dbapi_connection.isolation_level = None  # no BEGIN of the driver's: ours below
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def templates() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,  # every value from a log or a note is escaped
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["utc"] = pages.utc_minutes
+    env.filters["money"] = pages.money
+    env.filters["dash"] = pages.dash
+    return env
+
+
+class ReadOnly:
+    """A read-only server refuses every request that is not a read, before any route."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] not in READS:
+            body = csrf.REFUSED_PAGE.encode()
+            await send({"type": "http.response.start", "status": 403,
+                        "headers": [(b"content-type", b"text/html; charset=utf-8"),
+                                    (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
+class SecurityHeaders:
+    """Every response says what the page may load, and that it is not to be cached."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        static = scope["path"].startswith("/static/")
+
+        async def with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", [])) + SECURITY_HEADERS
+                if not static:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def create_app(
+    store_url: str,
+    reviewers_path: Path = auth.DEFAULT_FILE,
+    read_only: bool = False,
+    secret: str | None = None,
+) -> FastAPI:
+    """The application over the store at STORE_URL (which must exist; an older schema is
+    upgraded, as any use of the store does). Reviewers sign in with the names and
+    passwords of REVIEWERS_PATH, unless READ_ONLY (no sign-in, every write refused). The
+    session cookie is signed with SECRET, or the secret kept beside the reviewers file.
+    Raises StoreError, ReviewersError or RulesetError with a sentence."""
+    store = connect(store_url, must_exist=True)
+    try:
+        with store.begin() as conn:
+            migrate(conn)
+        reviewers = None
+        if not read_only:
+            reviewers = auth.Reviewers(reviewers_path)
+            if not reviewers.names():
+                raise auth.ReviewersError(
+                    f"{reviewers_path}: no reviewers yet; add one with "
+                    "`auditor review add-reviewer NAME`, or serve with --read-only")
+            secret = secret or auth.secret_beside(reviewers_path)
+        state = Review(store, _reader(store), reviewers, read_only, load_rulesets(),
+                       templates())
+    except Exception:
+        store.close()
+        raise
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        state.reader.dispose()
+        store.close()
+
+    app = FastAPI(
+        title="auditor review",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        dependencies=[Depends(csrf.check)],
+    )
+    app.state.review = state
+    app.add_middleware(
+        SessionMiddleware,
+        # read-only: nobody signs in; a secret for this process only
+        secret_key=secret or secrets.token_hex(32),
+        session_cookie=auth.SESSION_COOKIE,
+        max_age=auth.SESSION_HOURS * 3600,
+        same_site="strict",
+        https_only=False,  # served on 127.0.0.1 over plain HTTP
+    )
+    if read_only:
+        app.add_middleware(ReadOnly)
+    app.add_middleware(SecurityHeaders)
+    app.add_exception_handler(csrf.Refused, csrf.refused)
+    app.add_exception_handler(auth.SignInNeeded, auth.sign_in_redirect)
+    pages.add_handlers(app)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.include_router(auth.router)
+    app.include_router(pages.router)
+
+    return app
+
+
+def listening(host: str, port: int) -> socket.socket:
+    """A socket bound to HOST:PORT (port 0: any free one), or OSError with the reason."""
+    family, kind, proto, _name, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)  # connections wait in the backlog until uvicorn takes them
+    return sock
+
+
+def loopback(host: str) -> bool:
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    import ipaddress
+
+    return all(ipaddress.ip_address(info[4][0]).is_loopback for info in infos)
+
+
+def serve(app: FastAPI, sock: socket.socket, log_level: str = "info") -> None:
+    """Serve APP on the bound socket until stopped (Ctrl-C)."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level=log_level, proxy_headers=False,
+                            server_header=False, date_header=True)
+    uvicorn.Server(config).run(sockets=[sock])

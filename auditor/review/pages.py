@@ -1,0 +1,353 @@
+"""The review's pages: runs, a run's findings (filtered, paged), one finding, and setting
+dispositions on one finding or on a whole selection.
+
+URL map (every page needs a signed-in reviewer unless the server is read-only):
+
+    GET  /                                   the runs, as `auditor history` lists them
+    GET  /findings?run=&severity=&rule=&table=&dealer=&presence=&state=&page=&per_page=
+                                             a run's findings (htmx: the #findings-view part)
+    GET  /runs/{run_id}/findings/{finding_id}
+                                             one finding: rule, paragraph, replay, runs,
+                                             dispositions
+    POST /runs/{run_id}/findings/{finding_id}/disposition
+                                             state + note on that finding (htmx: the
+                                             #disposition part)
+    POST /findings/bulk/confirm              state + note on a selection: the count to confirm
+    POST /findings/bulk                      ... confirmed: set on every finding of it
+    GET  /sign-in, POST /sign-in, POST /sign-out (auth)
+    GET  /static/...                         htmx and the style sheet
+
+An htmx request (header HX-Request) gets the part it swaps; the same URL without it the
+whole page, so every page also works without scripts and from a bookmark.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..rules.catalog import REGISTRY
+from ..store import MEANINGS, STATES, StoreError
+from ..store import dispositions as dsp
+from . import csrf, queries, rounds
+from .auth import require_reviewer
+from .queries import BadSelection, Selection, utc_minutes
+
+MAX_NOTE = 10_000  # characters
+router = APIRouter()
+
+__all__ = ["add_handlers", "dash", "money", "render", "router", "utc_minutes"]
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+
+def money(amount: float | None) -> str:
+    if amount is None:
+        return ""
+    sign = "−" if amount < 0 else ""
+    return f"{sign}${abs(amount):,.2f}"
+
+
+def dash(value: Any) -> Any:
+    return "—" if value is None or value == "" else value
+
+
+def state_label(state: str) -> str:
+    return state.replace("_", " ")
+
+
+def link(path: str, params: dict[str, str] | None = None) -> str:
+    return f"{path}?{urlencode(params)}" if params else path
+
+
+def finding_path(run_id: str, finding_id: str) -> str:
+    return link(f"/runs/{_quoted(run_id)}/findings/{_quoted(finding_id)}")
+
+
+def _quoted(text: str) -> str:
+    from urllib.parse import quote
+
+    return quote(text, safe="")
+
+
+def htmx(request: Request) -> bool:
+    """An htmx request for a part (not a history restore, which wants the whole page)."""
+    return bool(request.headers.get("hx-request")) and not request.headers.get(
+        "hx-history-restore-request")
+
+
+def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    review = request.app.state.review
+    reviewer = None if review.read_only else request.session.get("reviewer")
+    base = {
+        "reviewer": reviewer,
+        "read_only": review.read_only,
+        "can_write": not review.read_only and reviewer is not None,
+        "csrf_token": None if review.read_only else csrf.token(request),
+        "flash": request.session.pop("flash", None) if reviewer else None,
+        "store_name": review.store.name,
+        "states": STATES,
+        "meanings": MEANINGS,
+        "state_label": state_label,
+        "link": link,
+        "finding_path": finding_path,
+    }
+    html = review.templates.get_template(template).render(**base, **context)
+    # the same URL answers a part to htmx and a page otherwise: caches must tell them apart
+    return HTMLResponse(html, status_code=status, headers={"Vary": "HX-Request"})
+
+
+def _error_page(request: Request, status: int, message: str) -> HTMLResponse:
+    return render(request, "error.html.j2", status=status, message=message)
+
+
+def add_handlers(app: FastAPI) -> None:
+    """Errors as pages with one sentence, never a traceback."""
+
+    @app.exception_handler(BadSelection)
+    async def _bad(request: Request, exc: BadSelection):
+        return _error_page(request, 400, f"That selection cannot be: {exc}.")
+
+    @app.exception_handler(StoreError)
+    async def _store(request: Request, exc: StoreError):
+        return _error_page(request, 503, f"The store cannot be read: {exc}")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        messages = {404: "There is no such page.", 405: "That is not a way to ask for it."}
+        detail = exc.detail if isinstance(exc.detail, str) and exc.status_code != 405 else None
+        return _error_page(request, exc.status_code,
+                           detail or messages.get(exc.status_code, "That cannot be done."))
+
+
+# --- runs ---------------------------------------------------------------------------------
+
+
+@router.get("/", response_class=HTMLResponse)
+@router.get("/runs", response_class=HTMLResponse)
+def runs_page(request: Request, reviewer: str | None = Depends(require_reviewer)):
+    review = request.app.state.review
+    with review.reading() as conn:
+        listed = queries.runs_listed(conn, review.facts)
+    return render(request, "runs.html.j2", runs=listed)
+
+
+# --- a run's findings ---------------------------------------------------------------------
+
+
+def _run_or_404(conn, run_id: str) -> dict[str, Any]:
+    run = queries.run_row(conn, run_id)
+    if run is None:
+        raise HTTPException(404, f"There is no run {run_id} in the store.")
+    return run
+
+
+def _findings_context(request: Request, given: dict[str, Any]) -> dict[str, Any] | None:
+    """Everything the findings view shows for the query GIVEN (None: the store holds no
+    run yet)."""
+    review = request.app.state.review
+    with review.reading() as conn:
+        run_id = given.get("run") or queries.latest_run_id(conn)
+        if run_id is None:
+            return None
+        run = _run_or_404(conn, run_id)
+        sel = Selection.of(run_id, given)
+        previous_id = review.facts.previous(conn, run)
+        counts = queries.count(conn, sel, previous_id)
+        pages = max(1, math.ceil(counts.total / sel.per_page))
+        if sel.page > pages:
+            sel = sel.at_page(pages)
+        rows = queries.page(conn, sel, previous_id)
+        choices = review.facts.choices(conn, run_id)
+        run_list = [(r["run_id"], r["started_at"], r["findings"])
+                    for r in queries.run_rows(conn)]
+    return {
+        "sel": sel,
+        "run": run,
+        "run_list": run_list,
+        "previous_id": previous_id,
+        "counts": counts,
+        "rows": rows,
+        "pages": pages,
+        "choices": choices,
+        "severities": queries.SEVERITIES,
+        "presence": queries.PRESENCE,
+    }
+
+
+@router.get("/findings", response_class=HTMLResponse)
+def findings_page(request: Request, reviewer: str | None = Depends(require_reviewer)):
+    context = _findings_context(request, dict(request.query_params))
+    if context is None:
+        return render(request, "empty.html.j2")
+    if not htmx(request):
+        return render(request, "findings.html.j2", **context)
+    response = render(request, "_findings_view.html.j2", **context)
+    # the address bar shows the selection without the form's empty fields
+    response.headers["HX-Push-Url"] = link("/findings", context["sel"].params())
+    return response
+
+
+# --- one finding --------------------------------------------------------------------------
+
+
+def _finding_context(request: Request, run_id: str, finding_id: str) -> dict[str, Any]:
+    review = request.app.state.review
+    with review.reading() as conn:
+        run = _run_or_404(conn, run_id)
+        finding = queries.finding_row(conn, run_id, finding_id)
+        if finding is None:
+            raise HTTPException(404, f"Run {run_id} has no finding {finding_id}.")
+        found_in = queries.earlier_and_later(queries.runs_that_found(conn, finding_id), run)
+        decided = dsp.history(conn, finding_id)
+    rule = REGISTRY.get(finding["rule_id"]) if finding["rule_id"] in REGISTRY else None
+    citation = finding.get("citation") or (rule.citation if rule else None)
+    rulesets = review.rulesets
+    paragraph = (rulesets.paragraph(citation)
+                 if citation and rulesets.has_paragraph(citation) else None)
+    return {
+        "run": run,
+        "f": finding,
+        "rule": rule,
+        "citation": citation,
+        "paragraph": paragraph,
+        "round": rounds.round_of(run, finding),
+        "found_in": found_in,
+        **_disposition_context(run_id, finding_id, decided),
+    }
+
+
+def _disposition_context(run_id: str, finding_id: str, decided: list[dict]) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "finding_id": finding_id,
+        "history": decided,
+        "current": decided[-1] if decided else None,
+        "action": finding_path(run_id, finding_id) + "/disposition",
+    }
+
+
+@router.get("/runs/{run_id}/findings/{finding_id}", response_class=HTMLResponse)
+def finding_page(request: Request, run_id: str, finding_id: str,
+                 reviewer: str | None = Depends(require_reviewer)):
+    return render(request, "finding.html.j2", **_finding_context(request, run_id, finding_id))
+
+
+def _note(form) -> str:
+    note = str(form.get("note") or "").replace("\r\n", "\n").strip()
+    if len(note) > MAX_NOTE:
+        raise BadSelection(f"a note has at most {MAX_NOTE:,} characters")
+    return note
+
+
+def _state(form) -> str:
+    """The disposition a form sets (its field `disposition`: a selection's own `state`
+    field is the filter by disposition)."""
+    state = str(form.get("disposition") or "")
+    if state not in STATES:
+        raise BadSelection(f"a disposition is one of {', '.join(STATES)}")
+    return state
+
+
+def _record_one(request: Request, run_id: str, finding_id: str, state: str, note: str,
+                reviewer: str) -> list[dict]:
+    review = request.app.state.review
+    with review.writing() as conn:
+        if queries.finding_row(conn, run_id, finding_id) is None:
+            raise HTTPException(404, f"Run {run_id} has no finding {finding_id}.")
+        dsp.record(conn, [finding_id], state, note, reviewer, run_id=run_id)
+    with review.reading() as conn:
+        return dsp.history(conn, finding_id)
+
+
+@router.post("/runs/{run_id}/findings/{finding_id}/disposition", response_class=HTMLResponse)
+async def set_disposition(request: Request, run_id: str, finding_id: str,
+                          reviewer: str | None = Depends(require_reviewer)):
+    form = await request.form()
+    state, note = _state(form), _note(form)
+    decided = await run_in_threadpool(_record_one, request, run_id, finding_id, state, note,
+                                      reviewer)
+    said = f"Set to “{state_label(state)}” by {reviewer}."
+    if htmx(request):
+        return render(request, "_disposition.html.j2", done=said,
+                      **_disposition_context(run_id, finding_id, decided))
+    request.session["flash"] = said
+    return RedirectResponse(finding_path(run_id, finding_id), status_code=303)
+
+
+# --- a disposition on a whole selection ---------------------------------------------------
+
+
+def _selection_of(request: Request, form) -> tuple[Selection, str | None, int]:
+    """The selection the form names, the run before its run, and how many it holds now."""
+    review = request.app.state.review
+    given = {k: str(form.get(k) or "") for k in ("run", *Selection.FILTERS)}
+    if not given["run"]:
+        raise BadSelection("a selection names its run")
+    with review.reading() as conn:
+        run = _run_or_404(conn, given["run"])
+        sel = Selection.of(run["run_id"], given)
+        previous_id = review.facts.previous(conn, run)
+        total = queries.count(conn, sel, previous_id).total
+    return sel, previous_id, total
+
+
+def _bulk_context(sel: Selection, state: str, note: str, total: int,
+                  changed: bool = False) -> dict[str, Any]:
+    return {"sel": sel, "state": state, "note": note, "total": total, "changed": changed,
+            "back": link("/findings", sel.params(page=None, per_page=None))}
+
+
+@router.post("/findings/bulk/confirm", response_class=HTMLResponse)
+async def bulk_confirm(request: Request, reviewer: str | None = Depends(require_reviewer)):
+    form = await request.form()
+    state, note = _state(form), _note(form)
+    sel, _previous, total = await run_in_threadpool(_selection_of, request, form)
+    name = "_bulk_confirm.html.j2" if htmx(request) else "bulk_confirm.html.j2"
+    return render(request, name, **_bulk_context(sel, state, note, total))
+
+
+def _record_selection(request: Request, sel: Selection, previous_id: str | None, state: str,
+                      note: str, reviewer: str, expected: int) -> int | None:
+    """Set STATE on every finding of the selection, in one transaction, if it still holds
+    EXPECTED findings (None: it changed since it was confirmed; nothing is set)."""
+    with request.app.state.review.writing() as conn:
+        ids = queries.selected_ids(conn, sel, previous_id)
+        if len(ids) != expected:
+            return None
+        return dsp.record(conn, ids, state, note, reviewer, run_id=sel.run)
+
+
+@router.post("/findings/bulk", response_class=HTMLResponse)
+async def bulk_set(request: Request, reviewer: str | None = Depends(require_reviewer)):
+    form = await request.form()
+    state, note = _state(form), _note(form)
+    try:
+        expected = int(str(form.get("count") or ""))
+    except ValueError:
+        raise BadSelection("the confirmed count is missing") from None
+    sel, previous_id, total = await run_in_threadpool(_selection_of, request, form)
+    done = None
+    if expected == total and total > 0:
+        done = await run_in_threadpool(_record_selection, request, sel, previous_id, state,
+                                       note, reviewer, expected)
+    if done is None:  # the selection changed under the reviewer: confirm it again
+        # htmx swaps only a 2xx answer; a page loaded whole says 409 (conflict)
+        part = htmx(request)
+        name = "_bulk_confirm.html.j2" if part else "bulk_confirm.html.j2"
+        return render(request, name, status=200 if part else 409,
+                      **_bulk_context(sel, state, note, total, changed=expected != total))
+    request.session["flash"] = (
+        f"Set “{state_label(state)}” on {done} finding{'' if done == 1 else 's'} by "
+        f"{reviewer}.")
+    target = link("/findings", sel.params(page=None, per_page=None))
+    if htmx(request):
+        return Response(status_code=200, headers={"HX-Redirect": target})
+    return RedirectResponse(target, status_code=303)
