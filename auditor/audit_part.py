@@ -19,10 +19,11 @@ import polars as pl
 from . import dealers, eras
 from . import findings as fnd
 from .audit_context import GameContext, gaps_of, table_settings
-from .games.blackjack import replay as blackjack_replay
+from .games.blackjack import final_hands as blackjack_hands
 from .house import HouseRules
-from .ingest.load import ROUND_KEY, Ingested, ingest_part, rows_with_keys
+from .ingest.load import ROUND_KEY, Ingested, ingest_part
 from .ingest.partition import Log
+from .ingest.rows import rows_with_keys
 from .ingest.totals import PartTotals, part_totals
 from .ingest.vocabulary import GAMES
 from .rules import catalog
@@ -164,7 +165,7 @@ RULES_AT_ONCE = 2
 # rules take longer than its reading, so its replay's first frames are built on the
 # reading's side, and the two stages take about as long (README, Performance)
 BUILT_AHEAD: dict[str, Callable[[GameContext], object]] = {
-    "blackjack": blackjack_replay.build_ahead,
+    "blackjack": blackjack_hands.build_ahead,
 }
 
 

@@ -267,7 +267,7 @@ def _blackjack_money(ctx: GameContext, rids: pl.DataFrame) -> pl.DataFrame | Non
 
 
 def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
-    from .games.blackjack import replay
+    from .games.blackjack import final_hands, replay
 
     rounds = _in(replay.rounds(ctx), keys)
     rids = rounds.select("rid")
@@ -283,7 +283,7 @@ def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         .agg(pl.col("card").alias("dealer_cards"))
     )
     hands = (
-        replay.hands(ctx)
+        final_hands.hands(ctx)
         .join(rids, on="rid", how="semi")
         .join(codes, on=["rid", "seat", "hand"], how="left")
         .with_columns(pl.col("cards").fill_null(pl.lit([], pl.List(pl.String))))

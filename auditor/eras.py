@@ -16,7 +16,7 @@ from datetime import date
 import polars as pl
 
 from .audit_context import GameContext
-from .ingest.load import rows_with_keys
+from .ingest.rows import rows_with_keys
 from .rulesets import Rulesets
 from .scope import as_round_starts
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .ingest.load import rows_with_keys
 from .ingest.partition import InputFile
+from .ingest.rows import rows_with_keys
 from .rules.registry import CHECK_COLUMNS, REGISTRY, Rule
 from .scope import IN_SCOPE
 

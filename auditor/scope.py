@@ -21,6 +21,7 @@ from datetime import date, datetime, time, timedelta
 import polars as pl
 
 from .ingest import vocabulary as v
+from .ingest.rows import rows_with_keys
 
 IN_SCOPE = "in_scope"  # the column of each row's membership, where the audit has a scope
 ROUND_IN_SCOPE = "round_in_scope"  # and of its round's (a round is counted by this)
@@ -133,8 +134,6 @@ def findings_in_scope(found: pl.DataFrame, rows: pl.DataFrame) -> pl.DataFrame:
     all of them where the audit has no scope. A finding without a row is kept."""
     if IN_SCOPE not in rows.columns or found.is_empty():
         return found
-    from .ingest.load import rows_with_keys  # the ingest imports this module
-
     keys = ["table_id", "seq"]
     named = rows_with_keys(rows.select(*keys, IN_SCOPE), found.select(keys).drop_nulls(), keys)
     member = named.unique(keys, keep="first")  # a seq used twice (IN010) names one row

@@ -20,7 +20,7 @@ from .partition import InputFile, Log, open_log
 from .problems import PROBLEM_SCHEMA, problems_frame
 from .sources import Source
 
-__all__ = ["Ingested", "ingest", "ingest_part", "rows_with_keys"]
+__all__ = ["Ingested", "ingest", "ingest_part"]
 
 ROUND_KEY = list(sequence.ROUND_KEY)
 KEY_COLUMNS = ["table_id", "shoe_id", "round", "seq", "event"]
@@ -50,23 +50,6 @@ class Ingested:
     def rows_read(self) -> int:
         """Records of every file (a part's files are the log's)."""
         return sum(f.rows for f in self.files)
-
-
-# The key columns that most nearly name a row, in that order: the rows wanted are few,
-# so those with a wanted value of one such column are picked first (one column is
-# cheaper to look up than the whole key), and only they are matched on every column.
-_NARROWING = ("seq", "shoe_id", "round")
-
-
-def rows_with_keys(events: pl.DataFrame, keys: pl.DataFrame, on: list[str]) -> pl.DataFrame:
-    """The rows of `events` whose `on` columns are a row of `keys`. Usually there are
-    no keys (no lost round, no finding): then no pass over the events at all."""
-    if keys.is_empty():
-        return events.clear()
-    narrowing = next((c for c in _NARROWING if c in on), None)
-    if narrowing is not None:
-        events = events.filter(pl.col(narrowing).is_in(keys.get_column(narrowing).implode()))
-    return events.join(keys.select(on), on=on, how="semi")
 
 
 IN_COLUMN_MISSING = "IN003"

@@ -13,8 +13,9 @@ import polars as pl
 
 from ..scope import IN_SCOPE, ROUND_IN_SCOPE, Scope, rounds_in_scope, rows_in_scope
 from . import vocabulary as v
-from .load import IN_COLUMN_MISSING, MISSING_ROWS, ROUND_KEY, Ingested, rows_with_keys
+from .load import IN_COLUMN_MISSING, MISSING_ROWS, ROUND_KEY, Ingested
 from .partition import InputFile
+from .rows import rows_with_keys
 
 TABLE_STATS = {
     "table_id": pl.String,

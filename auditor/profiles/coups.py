@@ -8,12 +8,17 @@ import polars as pl
 
 from ..ingest import vocabulary as v
 from ..ingest.problems import Problem
-from ..rules import exports as ex
 from . import blackjack as bj
 from . import layouts
 from .layouts import FILE, INSTANT, ROW, TABLE_ORDER
 from .model import Source
 from .translated import Export, Translated, lines_text, note_table
+
+# The problems found here, by rule id (their titles and docs: auditor.rules.exports)
+EX_COUP_WITHOUT_KEY = "EX003"
+EX_COUP_GIVEN_TWICE = "EX004"
+EX_WAGER_WITHOUT_ROUND = "EX005"
+EX_DEALER_CARDS_DIFFER = "EX006"
 
 
 def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFrame:
@@ -24,7 +29,7 @@ def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFr
     keyed = pl.all_horizontal(pl.col("table_id", "shoe_id", "round").is_not_null())
     for row in coups.filter(~keyed).select(FILE, v.LINE).iter_rows():
         out.exports[row[0]].problems.append(Problem(
-            ex.COUP_WITHOUT_KEY.id, row[1], None, None, "a table_id, shoe_id and round",
+            EX_COUP_WITHOUT_KEY, row[1], None, None, "a table_id, shoe_id and round",
             "The coup row has no table_id, shoe_id or round; it makes no events."))
         out.exports[row[0]].unread += 1
     coups = layouts.file_order(coups.filter(keyed), paths).sort("table_id", TABLE_ORDER)
@@ -44,7 +49,7 @@ def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFr
             continue
         for line in mine.filter("_again")[v.LINE].to_list():
             export.problems.append(Problem(
-                ex.COUP_GIVEN_TWICE.id, line, "round", None, "one row per round",
+                EX_COUP_GIVEN_TWICE, line, "round", None, "one row per round",
                 "The round is given by an earlier coup row too; it is withheld."))
         if source.shoe_starts:
             mine = mine.with_columns(layouts.new_shoes(mine).alias("_new_shoe"),
@@ -87,7 +92,7 @@ def _dealer_cards_differ(export: Export, mine: pl.DataFrame) -> None:
     differ = mine.filter(pl.col("_dealer") != first)
     for line, round_ in differ.select(v.LINE, "round").iter_rows():
         export.problems.append(Problem(
-            ex.DEALER_CARDS_DIFFER.id, line, "dealer_cards", None,
+            EX_DEALER_CARDS_DIFFER, line, "dealer_cards", None,
             "the dealer's cards of the round's first row",
             f"The row's dealer_cards differ from those of round {round_}'s first row; the "
             "round is withheld."))
@@ -169,7 +174,7 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
         lost = found.filter(pl.col(TABLE_ORDER).is_null())
         for line in lost[v.LINE].to_list():
             export.problems.append(Problem(
-                ex.WAGER_WITHOUT_ROUND.id, line, None, None, "a round of the table",
+                EX_WAGER_WITHOUT_ROUND, line, None, None, "a round of the table",
                 "The wager row finds no round of its table"
                 + (" with its shoe and round." if export.source.join == "round"
                    else " under way at its time.")))
@@ -247,7 +252,7 @@ def _report_tables_without_coups(out: Translated, rows: pl.DataFrame) -> None:
     for number, table, count, first, last in summary.iter_rows():
         out.exports[number].unread += count
         out.exports[number].problems.append(Problem(
-            ex.WAGER_WITHOUT_ROUND.id, first, "table_id", table,
+            EX_WAGER_WITHOUT_ROUND, first, "table_id", table,
             "a table a coups source gives",
             f"{count} wager row{'s' if count > 1 else ''} of table {table} "
             f"({lines_text(first, last)}) find{'' if count > 1 else 's'} no round: no coups "

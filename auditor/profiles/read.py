@@ -20,7 +20,6 @@ from ..ingest import vocabulary as v
 from ..ingest.chunks import GZIP_RATIO
 from ..ingest.problems import Problem
 from ..ingest.sources import SourceError, sha256_of
-from ..rules import exports as ex
 from . import ProfileError, cells, layouts, times
 from .cards import codes
 from .coups import coup_events, wagers_without_coups
@@ -49,6 +48,11 @@ from .translated import (
     note_table,
     rows_text,
 )
+
+# The problems found here, by rule id (their titles and docs: auditor.rules.exports; the
+# coups' and wagers': .coups)
+EX_VALUE_NOT_MAPPED = "EX001"
+EX_REPEAT_KEY_DIFFERS = "EX002"
 
 
 def translate(profile: Profile, arguments: list[str], context: list[str] = (),
@@ -130,7 +134,7 @@ def _finish(out: Translated) -> None:
             what, read = (("decision", "none") if column == "action"
                           else ("cell", "empty"))
             export.problems.append(Problem(
-                ex.VALUE_NOT_MAPPED.id, first, column, value,
+                EX_VALUE_NOT_MAPPED, first, column, value,
                 f"a value [source.values.{column}] lists",
                 f"{rows_text(rows)} {column} {value!r}, which the source "
                 f"{source.name!r} does not map ({lines_text(first, last)}); "
@@ -443,7 +447,7 @@ def _differing(export: Export, key: tuple[str, ...], count: int, first: int,
             "them" if count > 1 else
             f"1 row repeats the repeat_key ({', '.join(key)}) of the row before it")
     export.problems.append(Problem(
-        ex.REPEAT_KEY_DIFFERS.id, first, None, str(count),
+        EX_REPEAT_KEY_DIFFERS, first, None, str(count),
         "a repeated key with every cell the same",
         f"{said} with another cell different ({lines_text(first, last)}); "
         + ("each was" if count > 1 else "it was") + " read as a record of its own."))

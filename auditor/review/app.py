@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..rulesets import Rulesets, load_rulesets
 from ..store.engine import BUSY_SECONDS, Store, connect, errors
 from ..store.schema import migrate
-from . import auth, csrf, pages
+from . import auth, csrf, pages, signin
 from .queries import RunFacts
 
 HERE = Path(__file__).resolve().parent
@@ -204,7 +204,7 @@ def create_app(
     app.add_exception_handler(auth.SignInNeeded, auth.sign_in_redirect)
     pages.add_handlers(app)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    app.include_router(auth.router)
+    app.include_router(signin.router)
     app.include_router(pages.router)
 
     return app

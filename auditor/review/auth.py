@@ -1,4 +1,5 @@
-"""Who may set dispositions: the reviewers file, signing in and out, and the signed session.
+"""Who may set dispositions: the reviewers file, signing in and out, and the signed session
+(the sign-in and sign-out pages: .signin).
 
 The reviewers file is TOML, one table per reviewer under `reviewers`, holding an argon2id
 hash of the password (argon2-cffi's PasswordHasher, its default parameters):
@@ -35,7 +36,7 @@ from urllib.parse import quote
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from . import csrf
@@ -250,42 +251,3 @@ def safe_next(target: str | None) -> str:
     if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
         return "/"
     return target
-
-
-router = APIRouter()
-
-
-@router.get("/sign-in", response_class=HTMLResponse)
-def sign_in_page(request: Request, next: str = "/"):  # noqa: A002 - the query's name
-    from .pages import render
-
-    if request.app.state.review.read_only:
-        return RedirectResponse("/", status_code=303)
-    if reviewer_of(request) is not None:
-        return RedirectResponse(safe_next(next), status_code=303)
-    return render(request, "signin.html.j2", next=safe_next(next), error=None)
-
-
-@router.post("/sign-in", response_class=HTMLResponse)
-async def sign_in(request: Request):
-    from starlette.concurrency import run_in_threadpool
-
-    from .pages import render
-
-    form = await request.form()
-    name, password = str(form.get("name", "")), str(form.get("password", ""))
-    target = safe_next(str(form.get("next", "/")))
-    reviewers = request.app.state.review.reviewers
-    if not await run_in_threadpool(reviewers.verify, name, password):
-        return render(request, "signin.html.j2", status=401, next=target, error=REFUSED,
-                      name=name)
-    request.session.clear()  # a new session: a token from before signing in is not reused
-    request.session["reviewer"] = name
-    csrf.token(request)
-    return RedirectResponse(target, status_code=303)
-
-
-@router.post("/sign-out")
-def sign_out(request: Request):
-    request.session.clear()
-    return RedirectResponse("/sign-in", status_code=303)

@@ -1,7 +1,8 @@
 """Rules about exports read through a profile (export-profiles-v1): what a table
 system's rows hold that the profile cannot map onto the format.
 
-The checks live in `auditor.profiles`; these are their ids, titles and docs.
+The checks live in `auditor.profiles` (read and coups, which name them by id as the
+ingest does the input rules'); these are their ids, titles and docs.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A pair's second card is recorded (`card` row) with the hand it was dealt to, before
 any split; the split makes it the first card of the new hand. So the cards of a hand
 are not simply its `card` rows: these frames move each split card to the hand the
-split made, from the split on (replay.hands and replay.hand_facts read the hands'
+split made, from the split on (final_hands.hands and final_hands.hand_facts read the hands'
 final cards from here). Built once per audit through `ctx.derived`; void rounds are
 left out (they are not judged on their play).
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from . import decisions, replay
+from . import decisions, final_hands, replay
 
 HAND = ["rid", "seat", "hand"]
 PLACE = ["table_id", "shoe_id", "round"]
@@ -162,7 +162,7 @@ def _settled_seq(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
     rows = replay.settlements(ctx).filter(
         pl.col("rid").is_in(rids.implode()) & pl.col("bet").cast(pl.String).is_in(HAND_BETS)
     )
-    facts = replay.hand_facts(ctx).filter(pl.col("rid").is_in(rids.implode()))
+    facts = final_hands.hand_facts(ctx).filter(pl.col("rid").is_in(rids.implode()))
     during_play = pl.concat([
         facts.filter("surrendered").select(HAND),
         dead_hands(ctx).select(HAND),

@@ -1,7 +1,7 @@
 """Every blackjack wager with what it was owed and how it was settled: the money frame.
 
 Built once per audit (through `ctx.derived`) from the hands as they ended
-(`replay.hand_facts`: a split pair's second card counted on the hand the split
+(`final_hands.hand_facts`: a split pair's second card counted on the hand the split
 made) and their surrenders, the dealer's hand (`replay.rounds`) and the table's
 house settings, so that the insurance, surrender, several-patron and settlement
 rules all judge the same numbers. Money is integer cents throughout; odds such as
@@ -66,7 +66,7 @@ from ...audit_context import GameContext
 from ...series import placed
 from .. import runs
 from ..sorted_keys import marked_sorted
-from . import engine, irregularities, missed_cards, replay
+from . import engine, final_hands, irregularities, missed_cards, replay
 
 KEY = ["rid", "seat", "hand", "bet", "player_id"]
 HAND = ["rid", "seat", "hand"]
@@ -190,10 +190,10 @@ def _rounds(ctx: GameContext) -> pl.DataFrame:
 
 
 def _hands(ctx: GameContext) -> pl.DataFrame:
-    """Each hand at the end of play (`replay.hand_facts`: a split pair's second card on
+    """Each hand at the end of play (`final_hands.hand_facts`: a split pair's second card on
     the hand the split made) and when play went on after its surrender."""
     n_cards = pl.col("n_cards")
-    facts = replay.hand_facts(ctx).with_columns(replay.hand_id(ctx))
+    facts = final_hands.hand_facts(ctx).with_columns(replay.hand_id(ctx))
     # (a)(2)(iii): a two-card 21 on hand 1 of a box with no other hand that holds cards
     split_box = replay.per_box(ctx, facts, pl.when(n_cards > 0).then(pl.col("hand")).max()) > 1
     hands = facts.select(

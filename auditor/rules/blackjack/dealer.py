@@ -21,7 +21,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games import runs
-from ...games.blackjack import engine, missed_cards, replay
+from ...games.blackjack import engine, final_hands, missed_cards, replay
 from ..registry import Rule, register
 
 GAME = "blackjack"
@@ -36,7 +36,7 @@ def _hand(total: pl.Expr, soft: pl.Expr) -> pl.Expr:
 def _round_state(ctx: GameContext) -> pl.DataFrame:
     """Per round: whether an outcome can still change when the dealer plays (g)(3).
 
-    The players' hands are as they ended (`replay.hand_facts`: a split pair's second card
+    The players' hands are as they ended (`final_hands.hand_facts`: a split pair's second card
     on the hand the split made). The dealer's blackjack is read from the first two cards
     only, so that a card drawn after it does not hide it."""
     # a round with a live hand: the rounds of the live hands, not a group-by of every hand
@@ -61,7 +61,7 @@ def _live_hands(ctx: GameContext) -> pl.DataFrame:
     """The player hands still live when the dealer plays: not busted, surrendered or a
     natural, nor declared dead ((i)(3), (i)(4)(ii))."""
     live = ~pl.col("busted") & ~pl.col("natural") & ~pl.col("surrendered")
-    return replay.hand_facts(ctx).filter(live & ~_dead(ctx))
+    return final_hands.hand_facts(ctx).filter(live & ~_dead(ctx))
 
 
 def _dead(ctx: GameContext) -> pl.Expr:
@@ -76,7 +76,7 @@ def _dead(ctx: GameContext) -> pl.Expr:
 def _settled_hands(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
     """Per round of `rids`: how many of its player hands busted, surrendered, were a
     natural or were declared dead (the few rounds a message names)."""
-    hands = replay.hand_facts(ctx).filter(pl.col("rid").is_in(rids.implode()))
+    hands = final_hands.hand_facts(ctx).filter(pl.col("rid").is_in(rids.implode()))
     return hands.with_columns(_dead(ctx).alias("dead")).group_by("rid").agg(
         pl.col("busted").sum().alias("n_busted"),
         pl.col("surrendered").sum().alias("n_surrendered"),

@@ -33,7 +33,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.blackjack import engine, replay
+from ...games.blackjack import engine, final_hands, replay
 from ...games.blackjack import irregularities as irr
 from ..registry import Rule, register
 
@@ -136,7 +136,7 @@ def _dealer_needs(ctx: GameContext, burned: pl.DataFrame) -> pl.DataFrame:
         pl.len().alias("n"), value.sum().alias("hard"), (value == ACE).any().alias("ace")
     )
     live = ~pl.col("busted") & ~pl.col("natural") & ~pl.col("surrendered")
-    open_rounds = replay.hand_facts(ctx).filter(pl.col("rid").is_in(rids) & live)["rid"]
+    open_rounds = final_hands.hand_facts(ctx).filter(pl.col("rid").is_in(rids) & live)["rid"]
     up, hole = pl.col("up"), pl.col("hole")
     dealer_bj = ((up == ACE) & (hole == TEN)) | ((up == TEN) & (hole == ACE))
     rounds = replay.rounds(ctx).filter(pl.col("rid").is_in(rids)).select(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.blackjack import money, replay
+from ...games.blackjack import final_hands, money, replay
 from ..registry import Rule, register
 from .settlement import patron_split_phantom
 
@@ -137,7 +137,7 @@ def _deciders(wagers: pl.DataFrame) -> pl.DataFrame:
 
 def co_patron_doubled_alone(ctx: GameContext) -> pl.DataFrame:
     wagers = _live_wagers(ctx)
-    doubled = replay.hand_facts(ctx).filter("doubled").select(*HAND, "doubled")
+    doubled = final_hands.hand_facts(ctx).filter("doubled").select(*HAND, "doubled")
     co_doubles = wagers.filter((pl.col("bet") == "double") & pl.col("player_id").is_not_null())
     # the deciders of the boxes where a co-patron doubled (a box's decider is read from
     # its own wagers only)
