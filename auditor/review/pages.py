@@ -32,6 +32,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..report.replays import cents
 from ..rules.catalog import REGISTRY
 from ..store import MEANINGS, STATES, StoreError
 from ..store import dispositions as dsp
@@ -49,10 +50,8 @@ __all__ = ["add_handlers", "dash", "money", "render", "router", "utc_minutes"]
 
 
 def money(amount: float | None) -> str:
-    if amount is None:
-        return ""
-    sign = "−" if amount < 0 else ""
-    return f"{sign}${abs(amount):,.2f}"
+    """Dollars as the report writes them (findings keep amounts in dollars)."""
+    return cents(None if amount is None else round(amount * 100))
 
 
 def dash(value: Any) -> Any:
