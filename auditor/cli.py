@@ -565,31 +565,26 @@ def rules_cmd(fmt, scope):
 @main.command("rule")
 @click.argument("rule_id")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
+    show_default=True, help="markdown: the rule's page in the manual (docs/rules/ID.md).",
 )
 @click.option(
     "--rulesets", "rulesets_root", type=click.Path(path_type=Path, file_okay=False), default=None
 )
 def rule_cmd(rule_id, fmt, rulesets_root):
-    """Explain one rule: what it checks, the paragraph it enforces, examples."""
+    """Explain one rule: what it checks, the paragraph it enforces, examples, the evidence
+    it needs (the facts its page in the manual is made from)."""
+    from . import docs_pages
+
     if rule_id not in REGISTRY:
         raise Failure(f"no rule {rule_id!r}; `auditor rules` lists them")
-    rule = REGISTRY.get(rule_id)
-    rs = _rulesets(rulesets_root)
-    quoted = rs.paragraph(rule.citation).text if rs.has_paragraph(rule.citation) else None
+    facts = docs_pages.rule_facts(REGISTRY.get(rule_id), _rulesets(rulesets_root))
     if fmt == "json":
-        click.echo(json.dumps({**rule.as_dict(), "paragraph": quoted}, indent=2))
-        return
-    click.echo(f"{rule.id} {rule.name}: {rule.title}")
-    click.echo(f"Severity: {rule.severity}    Scope: {rule.scope}    Citation: {rule.citation}")
-    if rule.also:
-        click.echo("Also checks: " + ", ".join(rule.also))
-    click.echo()
-    click.echo("What it checks\n  " + rule.what + "\n")
-    if quoted:
-        click.echo(f"{rule.citation}\n" + "\n".join("  " + ln for ln in quoted.splitlines()) + "\n")
-    click.echo("Fails\n  " + rule.fail_example + "\n")
-    click.echo("Passes\n  " + rule.pass_example)
+        click.echo(json.dumps(facts.as_dict(), indent=2))
+    elif fmt == "markdown":
+        click.echo(docs_pages.rule_page(facts), nl=False)
+    else:
+        click.echo(docs_pages.rule_text(facts))
 
 
 @main.command("paragraphs")

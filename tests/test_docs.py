@@ -1,0 +1,100 @@
+"""The manual (docs/, mkdocs.yml): its generated pages are what the code gives now, every
+rule has a page, every hand-written page is in the navigation, and the site builds with
+`mkdocs build --strict` (a broken link, anchor or missing page fails)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from auditor import docs_pages
+from auditor.cli import main
+from auditor.layers import LAYERS
+from auditor.rules.catalog import REGISTRY
+from auditor.rulesets import load_rulesets
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+MKDOCS = Path(sys.executable).parent / "mkdocs"
+
+
+def test_generated_pages_are_up_to_date():
+    stale = docs_pages.stale(DOCS, cli=main)
+    assert not stale, f"generated pages out of date: {stale}; run ./scripts/docs"
+
+
+def test_every_rule_has_a_page_listed_under_its_family():
+    index = (DOCS / "rules" / "index.md").read_text(encoding="utf-8")
+    for rule in REGISTRY.all():
+        assert (DOCS / "rules" / f"{rule.id}.md").is_file(), f"{rule.id} has no page"
+        assert f"[{rule.id}]({rule.id}.md)" in index, f"rules/index.md does not list {rule.id}"
+        assert docs_pages.family(rule.id) != "Other", f"{rule.id}: no family in FAMILIES"
+
+
+def test_a_rule_page_quotes_its_paragraph_and_shows_its_cases():
+    page = docs_pages.pages()["rules/BA206.md"]
+    assert page.startswith(docs_pages.GENERATED)
+    assert "# BA206: " in page and "9 NYCRR 5324.20(f)(13)" in page
+    assert "The total of the initial two cards dealt to the banker's hand" in page
+    assert "## Evidence it needs" in page and "`cards`: not judged where" in page
+    assert "### Passes: " in page and "### Fails: " in page
+    assert '{"macro": "round"' in page
+
+
+def test_a_page_without_case_files_leaves_the_cases_out(tmp_path):
+    facts = docs_pages.rule_facts(REGISTRY.get("IN004"), load_rulesets(), cases=tmp_path)
+    assert facts.passing is None and facts.failing is None
+    assert "## Cases" not in docs_pages.rule_page(facts)
+
+
+def test_the_rule_command_reads_the_same_facts():
+    run = CliRunner().invoke(main, ["rule", "BA206", "--format", "markdown"])
+    assert run.exit_code == 0
+    assert run.output == docs_pages.pages()["rules/BA206.md"]
+    text = CliRunner().invoke(main, ["rule", "ba206"]).output
+    assert "Evidence it needs" in text and "cards: not judged where" in text
+
+
+def test_every_hand_written_page_is_in_the_nav():
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    listed: set[str] = set()
+
+    def walk(items):
+        for item in items:
+            if isinstance(item, str):
+                listed.add(item)
+            elif isinstance(item, dict):
+                for value in item.values():
+                    walk(value if isinstance(value, list) else [value])
+
+    walk(config["nav"])
+    pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    missing = sorted(p for p in pages - listed if not p.startswith("rules/")
+                     or p == "rules/index.md")
+    assert not missing, f"pages not in mkdocs.yml's nav: {missing}"
+    assert not listed - pages, f"nav entries with no page: {sorted(listed - pages)}"
+
+
+def test_the_architecture_page_names_every_layer():
+    page = (DOCS / "architecture.md").read_text(encoding="utf-8").lower()
+    for layer in LAYERS:
+        assert f"### {layer.name}" in page, f"docs/architecture.md says nothing of {layer.name!r}"
+
+
+@pytest.mark.skipif(not MKDOCS.exists(),
+                    reason="mkdocs is not installed (the docs dependency group: uv sync)")
+def test_the_site_builds_strictly(tmp_path):
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    built = subprocess.run(
+        [str(MKDOCS), "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert (tmp_path / "site" / "rules" / "BA206" / "index.html").is_file()
+    assert (tmp_path / "site" / "guides" / "nightly" / "index.html").is_file()
+
