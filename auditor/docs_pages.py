@@ -412,8 +412,10 @@ def commands_page(cli: click.Group) -> str:
     ]
 
     def walk(command: click.Command, parent: click.Context | None, name: str):
-        ctx = click.Context(command, info_name=name, parent=parent, terminal_width=100,
-                            max_content_width=100)
+        # the command's own settings (the group's `-h, --help`), as a run of it has them
+        settings = {**command.context_settings, "terminal_width": 100,
+                    "max_content_width": 100}
+        ctx = click.Context(command, info_name=name, parent=parent, **settings)
         yield ctx, command
         if isinstance(command, click.Group):
             for sub in sorted(command.commands):
