@@ -7,6 +7,8 @@ As ruff generates a page per rule from its rule metadata, each page here is made
   flags, its failing and passing examples, the evidence it needs, the paragraphs it also
   checks;
 - the paragraph it cites, quoted from `rulesets/` (`Rulesets.paragraph`);
+- the readings that govern it, where the regulation is silent or garbled
+  (`rulesets/*/readings.toml`, `Rulesets.readings`), which also make the readings page;
 - the evidence it needs in words (`coverage.EVIDENCE`);
 - the first passing and the first failing case of its case file
   (`tests/cases/<scope>/<ID>.toml`), where the checkout has one.
@@ -21,6 +23,7 @@ tests/test_docs.py fails while a written page differs from what `pages()` gives 
 from __future__ import annotations
 
 import re
+import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +34,7 @@ from . import paragraphs as para
 from .coverage import EVIDENCE
 from .rules.catalog import REGISTRY
 from .rules.registry import Rule
-from .rulesets import Rulesets, load_rulesets
+from .rulesets import Reading, Rulesets, load_rulesets
 
 # The case files, in a checkout (a wheel has none: its pages and `auditor rule` go without)
 CASES = Path(__file__).resolve().parent.parent / "tests" / "cases"
@@ -101,6 +104,7 @@ class RuleFacts:
     paragraph: str | None  # the cited paragraph's text
     also: tuple[tuple[str, str | None], ...]  # (citation, its text) of each `also`
     evidence: tuple[tuple[str, str], ...]  # (kind, where it is missing) of each need
+    readings: tuple[Reading, ...]  # how the auditor reads what the regulation leaves open
     case_file: str | None  # tests/cases/<scope>/<ID>.toml, where it exists
     passing: Case | None
     failing: Case | None
@@ -121,6 +125,7 @@ class RuleFacts:
             "paragraph": self.paragraph,
             "also_paragraphs": {citation: text for citation, text in self.also},
             "evidence": {kind: words for kind, words in self.evidence},
+            "readings": [_plain(r.text) for r in self.readings],
             "case_file": self.case_file,
             "pass_case": case(self.passing),
             "fail_case": case(self.failing),
@@ -157,6 +162,7 @@ def rule_facts(rule: Rule, rs: Rulesets, cases: Path | None = CASES) -> RuleFact
         paragraph=_quote(rs, rule.citation),
         also=tuple((c, _quote(rs, c)) for c in rule.also),
         evidence=tuple((n, EVIDENCE[n]) for n in rule.needs),
+        readings=tuple(rs.readings(rule.id)),
         case_file=case_file,
         passing=passing,
         failing=failing,
@@ -164,6 +170,11 @@ def rule_facts(rule: Rule, rs: Rulesets, cases: Path | None = CASES) -> RuleFact
 
 
 # --- markdown ----------------------------------------------------------------------------
+
+
+def _plain(markdown: str) -> str:
+    """A reading as plain text: links as their words, lines joined."""
+    return " ".join(re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown).split())
 
 
 def _text(words: str) -> str:
@@ -271,10 +282,16 @@ def rule_page(facts: RuleFacts) -> str:
         lines += [f"It also checks {_text(citation)}:", ""]
         lines += _quoted(text) if text else ["(not in `rulesets/`)"]
         lines.append("")
+    if facts.readings:
+        lines += ["## How the auditor reads it", "",
+                  "Where the regulation is silent or garbled, or a log records play one way "
+                  f"of several (all of them: [Readings](../{READINGS_PAGE})):", ""]
+        # a reading's links are written from the readings page, beside it in checked/
+        lines += [_bullet(re.sub(r"\]\((?!\.\./|[a-z]+:|#)", "](../checked/", reading.text))
+                  for reading in facts.readings]
+        lines.append("")
     if r.scope in ("baccarat", "blackjack"):
-        lines += [f"Where the regulation is silent or garbled, how the auditor reads it is in "
-                  f"[Readings where the regulation is silent](../{READINGS_PAGE}); every "
-                  f"paragraph and the rules that check it are in "
+        lines += [f"Every paragraph and the rules that check it are in "
                   f"[Paragraph by paragraph](../{PARAGRAPHS_PAGE}).", ""]
     lines += ["## Example", "", f"Fails: {_text(r.fail_example)}", "",
               f"Passes: {_text(r.pass_example)}", ""]
@@ -318,6 +335,12 @@ def rule_text(facts: RuleFacts) -> str:
     for citation, text in facts.also:
         if text:
             lines += [citation, *quoted(text), ""]
+    if facts.readings:
+        lines.append("How the auditor reads it")
+        for reading in facts.readings:
+            lines += textwrap.wrap(_plain(reading.text), 88, initial_indent="  - ",
+                                   subsequent_indent="    ", break_on_hyphens=False)
+        lines.append("")
     lines += ["Fails", "  " + r.fail_example, "", "Passes", "  " + r.pass_example, ""]
     lines.append("Evidence it needs")
     if facts.evidence:
@@ -398,6 +421,42 @@ def paragraphs_page(rs: Rulesets, rules: list[Rule]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _bullet(markdown: str) -> str:
+    """A reading as a list item, its lines under the item."""
+    first, *rest = markdown.splitlines()
+    return "\n".join([f"- {first}", *(f"  {line}" for line in rest)])
+
+
+def readings_page(rs: Rulesets) -> str:
+    """docs/checked/readings.md: every reading, by section and topic, each with the rules it
+    governs linked."""
+    lines = [
+        GENERATED,
+        "",
+        "# Readings where the regulation is silent or garbled",
+        "",
+        "How the auditor reads a paragraph that leaves a question open, prints a table "
+        "wrongly, or that a hand history records one way of several. Each reading is data "
+        "in `rulesets/*/readings.toml`, and each rule's page (and `auditor rule ID`) "
+        "quotes those that govern it.",
+        "",
+    ]
+    by_section: dict[str, list[Reading]] = {}
+    for reading in rs.readings():
+        by_section.setdefault(reading.title, []).append(reading)
+    for title, readings in by_section.items():
+        lines += [f"## {title}", ""]
+        topics = [None, *dict.fromkeys(r.topic for r in readings if r.topic)]
+        for topic in topics:
+            members = [r for r in readings if r.topic == topic]
+            if topic is not None:
+                lines += [f"### {topic}", "", members[0].topic_intro or "", ""]
+            for reading in members:
+                rules = ", ".join(f"[{rule}](../{RULES_DIR}/{rule}.md)" for rule in reading.rules)
+                lines += [_bullet(f"{reading.text}\n(Rules: {rules}.)"), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def commands_page(cli: click.Group) -> str:
     """docs/reference/commands.md: every command's help, as `auditor COMMAND --help` prints
     it (the command line is passed in: this module sits below it)."""
@@ -436,6 +495,7 @@ def pages(rs: Rulesets | None = None, cases: Path | None = CASES,
     out = {f"{RULES_DIR}/{r.id}.md": rule_page(rule_facts(r, rs, cases)) for r in rules}
     out[f"{RULES_DIR}/index.md"] = index_page(rules)
     out[PARAGRAPHS_PAGE] = paragraphs_page(rs, rules)
+    out[READINGS_PAGE] = readings_page(rs)
     if cli is not None:
         out[COMMANDS_PAGE] = commands_page(cli)
     return out

@@ -29,6 +29,7 @@ DEFAULT_ROOT = data_dir("rulesets")
 PARAMETERS_FILE = "parameters.toml"
 PARAGRAPH_FILES = ("paragraphs.toml", "sections.toml")
 UNCHECKED_FILE = "unchecked.toml"
+READINGS_FILE = "readings.toml"
 PARAMETER_FIELDS = ("description", "unit", "reference", "values")
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -91,6 +92,19 @@ class Reason:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """How the auditor reads a section where the regulation is silent or garbled, or where
+    a log records play one way of several, and the rules that reading governs."""
+
+    section: str
+    title: str  # the section's heading on the readings page
+    topic: str | None  # a heading of its own within the section (e.g. "Irregularities")
+    topic_intro: str | None  # the topic's opening sentence
+    rules: tuple[str, ...]
+    text: str  # markdown: one paragraph
+
+
+@dataclass(frozen=True)
 class _Parameter:
     name: str
     description: str
@@ -112,6 +126,7 @@ class _Section:
     parameters: Mapping[str, _Parameter]
     paragraphs: tuple[Paragraph, ...]
     reasons: tuple[Reason, ...] = ()
+    readings: tuple[Reading, ...] = ()
 
 
 class Rulesets:
@@ -123,6 +138,7 @@ class Rulesets:
         self._paragraphs = tuple(p for s in self._sections for p in s.paragraphs)
         self._by_citation = {p.citation: p for p in self._paragraphs}
         self._reasons = {r.citation: r for s in self._sections for r in s.reasons}
+        self._readings = tuple(r for s in self._sections for r in s.readings)
 
     def games(self) -> list[str]:
         return sorted(self._games)
@@ -175,6 +191,10 @@ class Rulesets:
     def reason(self, citation: str) -> Reason | None:
         """Why no rule checks the paragraph, where unchecked.toml says; else None."""
         return self._reasons.get(citation)
+
+    def readings(self, rule_id: str | None = None) -> list[Reading]:
+        """Every reading, in the order of the files; or those governing one rule."""
+        return [r for r in self._readings if rule_id is None or rule_id in r.rules]
 
     def _section(self, game: str) -> _Section:
         try:
@@ -257,6 +277,9 @@ def _load_folder(folder: Path) -> _Section | None:
     reasons: tuple[Reason, ...] = ()
     if (folder / UNCHECKED_FILE).is_file():
         reasons = _reasons(folder / UNCHECKED_FILE, meta["section"], paragraphs)
+    readings: tuple[Reading, ...] = ()
+    if (folder / READINGS_FILE).is_file():
+        readings = _readings(folder / READINGS_FILE, meta["section"])
     return _Section(
         folder=folder.name,
         section=meta["section"],
@@ -265,6 +288,7 @@ def _load_folder(folder: Path) -> _Section | None:
         parameters=parameters,
         paragraphs=paragraphs,
         reasons=reasons,
+        readings=readings,
     )
 
 
@@ -357,6 +381,35 @@ def _reasons(path: Path, section: str, paragraphs: tuple[Paragraph, ...]) -> tup
             )
         reasons[citation] = Reason(citation, kind, entry["reason"].strip())
     return tuple(reasons.values())
+
+
+def _readings(path: Path, section: str) -> tuple[Reading, ...]:
+    """The readings of readings.toml, each naming at least one rule."""
+    data = _read_toml(path)
+    meta = _meta(path, data, ("section", "title"))
+    if meta["section"] != section:
+        raise RulesetError(f"{path}: meta.section {meta['section']!r} differs from {section!r}")
+    topics = data.get("topics", {})
+    entries = data.get("reading", [])
+    if not isinstance(topics, dict) or not isinstance(entries, list):
+        raise RulesetError(f"{path}: expects a [topics] table and [[reading]] tables")
+    readings = []
+    for index, entry in enumerate(entries):
+        key = f"reading[{index}]"
+        if not isinstance(entry, dict):
+            raise RulesetError(f"{path}: {key} is not a table")
+        rules, text, topic = entry.get("rules"), entry.get("text"), entry.get("topic")
+        if not isinstance(text, str) or not text.strip():
+            raise RulesetError(f"{path}: {key}.text is missing or not a string")
+        if (not isinstance(rules, list) or not rules
+                or not all(isinstance(r, str) and r for r in rules)):
+            raise RulesetError(f"{path}: {key}.rules is not a list of rule ids")
+        if topic is not None and topic not in topics:
+            raise RulesetError(f"{path}: {key}.topic {topic!r} is not in [topics]")
+        readings.append(Reading(section, meta["title"], topic,
+                                topics.get(topic) if topic else None, tuple(rules),
+                                text.strip()))
+    return tuple(readings)
 
 
 def _own_paragraph(path: Path, index: int, entry: object, meta: dict) -> Paragraph:

@@ -61,6 +61,21 @@ def test_the_rule_command_reads_the_same_facts():
     assert "Evidence it needs" in text and "cards: not judged where" in text
 
 
+def test_readings_name_rules_and_each_rule_page_quotes_its_own():
+    rs = load_rulesets()
+    known = {rule.id for rule in REGISTRY.all()}
+    for reading in rs.readings():
+        assert set(reading.rules) <= known, f"a reading names no rule: {reading.rules}"
+    page = docs_pages.pages()["rules/BA206.md"]
+    assert "## How the auditor reads it" in page and "the banker of 0-2 always draws" in page
+    assert "always draws" not in docs_pages.pages()["rules/BA201.md"]
+    readings = docs_pages.pages()["checked/readings.md"]
+    assert all(reading.text.splitlines()[0] in readings for reading in rs.readings())
+    assert "[BJ405](../rules/BJ405.md)" in readings
+    text = CliRunner().invoke(main, ["rule", "BA206"]).output
+    assert "How the auditor reads it" in text and "the banker of 0-2 always draws" in text
+
+
 def test_every_hand_written_page_is_in_the_nav():
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     listed: set[str] = set()

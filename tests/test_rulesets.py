@@ -261,6 +261,20 @@ MALFORMED = [
         r"paragraphs\[\d+\]\.citation '9 NYCRR 5324\.10\(f\)\(13\)' is malformed",
         id="citation of another section",
     ),
+    pytest.param(
+        "9-nycrr-5324.20/readings.toml",
+        'rules = ["BA206"]',
+        "rules = []",
+        r"reading\[0\]\.rules is not a list of rule ids",
+        id="reading governing no rule",
+    ),
+    pytest.param(
+        "9-nycrr-5324.10/readings.toml",
+        'topic = "Irregularities"',
+        'topic = "Irregular"',
+        r"reading\[\d+\]\.topic 'Irregular' is not in \[topics\]",
+        id="reading under a topic with no heading",
+    ),
 ]
 
 
