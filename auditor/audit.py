@@ -163,8 +163,8 @@ class _Ahead:
     """The next part read and checked (with the frames built ahead: prepare_part) in a
     thread of the worker while the rules check the part before it. Both keep the cores
     busy only part of the time (many steps are short or run on one core), and polars
-    lets go of Python while it works, so the two overlap (the README's Performance
-    section has the figures). One part ahead at most, so no more than two parts are
+    lets go of Python while it works, so the two overlap (the manual's Large logs
+    page has the figures). One part ahead at most, so no more than two parts are
     held."""
 
     def __init__(self) -> None:

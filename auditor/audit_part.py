@@ -163,7 +163,7 @@ RULES_AT_ONCE = 2
 # The frames a game's rules share that are built with the part's reading, in the
 # worker's thread that reads the next part while the rules check this one: blackjack's
 # rules take longer than its reading, so its replay's first frames are built on the
-# reading's side, and the two stages take about as long (README, Performance)
+# reading's side, and the two stages take about as long (docs/guides/large-logs.md)
 BUILT_AHEAD: dict[str, Callable[[GameContext], object]] = {
     "blackjack": blackjack_hands.build_ahead,
 }

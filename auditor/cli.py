@@ -592,7 +592,7 @@ def rule_cmd(rule_id, fmt, rulesets_root):
               help="Only this section (baccarat 5324.20, blackjack 5324.10); repeatable.")
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
-    show_default=True, help="markdown: the table the README's \"What is checked\" holds.",
+    show_default=True, help="markdown: the table of the manual's \"Paragraph by paragraph\" page.",
 )
 @click.option(
     "--rulesets", "rulesets_root", type=click.Path(path_type=Path, file_okay=False), default=None

@@ -9,20 +9,18 @@ Any other paragraph has a reason in its section's ``unchecked.toml`` (its kind o
 as *both*, and tests/test_paragraphs.py fails on either, so no paragraph is forgotten
 silently.
 
-`auditor paragraphs`, the report's appendix C and the README's "What is checked" table are
-all made from `listing()`.
+`auditor paragraphs`, the report's appendix C and the manual's "Paragraph by paragraph" page
+(docs/checked/paragraphs.md) are all made from `listing()`.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import textwrap
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 
 from .rules.registry import Rule
 from .rulesets import REASON_KINDS, Rulesets
@@ -30,8 +28,6 @@ from .rulesets import REASON_KINDS, Rulesets
 # A paragraph's state: checked by a rule, checked through its subparagraphs, not checked for
 # a reason; missing (neither) and both are faults of the data that the tests catch.
 STATES = ("checked", "subparagraphs", "reason", "missing", "both")
-README_START = "<!-- paragraphs: start. Written by scripts/readme-paragraphs; do not edit. -->"
-README_END = "<!-- paragraphs: end -->"
 WIDTH = 96  # the text listing's lines
 
 
@@ -285,26 +281,3 @@ def _markdown_verdict(c: Coverage) -> str:
     if c.state == "reason":
         return f"`{c.kind}`: {c.reason}"
     return verdict(c)
-
-
-# --- the README's section ----------------------------------------------------------------
-
-
-def readme_with_listing(readme: str, sections: list[Section]) -> str:
-    """The README with the text between its markers replaced by the markdown listing."""
-    pattern = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
-    if not pattern.search(readme):
-        raise ValueError(f"the README lacks the markers {README_START} ... {README_END}")
-    block = f"{README_START}\n{as_markdown(sections)}\n{README_END}"
-    return pattern.sub(lambda _: block, readme, count=1)
-
-
-def update_readme(path: Path, rs: Rulesets | None = None) -> bool:
-    """Rewrite the README's listing; True when it changed."""
-    from .rulesets import load_rulesets
-
-    old = path.read_text(encoding="utf-8")
-    new = readme_with_listing(old, listing(rs or load_rulesets()))
-    if new != old:
-        path.write_text(new, encoding="utf-8")
-    return new != old

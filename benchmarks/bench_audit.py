@@ -9,7 +9,7 @@ largest sum of the resident memory of the audit and its worker processes,
 sampled ten times a second. It first times a fixed polars workload on this
 machine (`machine reference`): machines of the same kind differ in speed, and
 the reference says how figures taken on two of them compare. Run it on an
-otherwise idle machine; figures go in the README.
+otherwise idle machine; figures go in the README and docs/guides/large-logs.md.
 """
 
 from __future__ import annotations

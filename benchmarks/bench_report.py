@@ -2,10 +2,10 @@
 
     .venv/bin/python benchmarks/bench_report.py [--runs 3] [--keep DIR]
 
-Simulates the README's report case (baccarat, 12,000 rounds on 6 tables, faults at
-8.5%, seed 1: 1,020 findings, 364 A4 pages), audits it without a report (not timed),
-then renders the report in a child process RUNS times and prints, for each run, the
-seconds of `render` (the HTML built, printed as a tagged PDF/A-3 with its evidence
+Simulates the report case of docs/guides/report-record.md (baccarat, 12,000 rounds on
+6 tables, faults at 8.5%, seed 1: 1,020 findings, 364 A4 pages), audits it without a
+report (not timed), then renders the report in a child process RUNS times and prints,
+for each run, the seconds of `render` (the HTML built, printed as a tagged PDF/A-3 with its evidence
 embedded, the HTML twin written), the seconds of the whole process (with Python's start
 and imports, as `auditor report` has them) and its peak resident memory. The render is
 one Python thread: besides the machine reference of `bench_audit` (a polars workload on

@@ -1,4 +1,4 @@
-"""The README's picture of the review application (docs/review-findings.png).
+"""The manual's picture of the review application (docs/review-findings.png).
 
     .venv/bin/python scripts/review_screenshot.py
 

@@ -9,7 +9,7 @@ the files in their encodings (JSON Lines, CSV, either gzipped, Parquet), gives e
 record its line, cuts the files to cut and settles what each step should lead to.
 
 What is detectable is decided here from hand-history-v1 itself (its Columns and Events
-tables) and the README's readings, not from the auditor's own vocabulary, so that the
+tables) and the manual's readings, not from the auditor's own vocabulary, so that the
 tests check the auditor against the format.
 """
 
@@ -62,7 +62,7 @@ EVENT_FIELDS = {
     "dead_hand": ("seat", "hand"),
     "hole_card_check": (),
 }
-# fields no rule needs to replay a round (README: such rows are reported, their
+# fields no rule needs to replay a round (docs/reference/input-format.md: such rows are reported, their
 # rounds still judged)
 NOT_FOR_REPLAY = ("ts", "player_id", "reason")
 
@@ -337,7 +337,7 @@ class Log:
     def garbage(self, file: str, position: int, raw: bytes) -> Damage:
         record = Record(None, raw=raw, damaged=True, placed=False)
         self.files[file].insert(min(position, len(self.files[file])), record)
-        # a blank line holds no event (README): nothing to report
+        # a blank line holds no event (the input format): nothing to report
         return self._add(Damage("garbage", f"garbage line {raw[:60]!r}", [record],
                                 detectable=bool(raw.strip())))
 
@@ -456,7 +456,7 @@ class Log:
     def _gaps(self) -> None:
         """With gapless seq, a dropped row is a gap, reported at the row after it; and the
         rounds on either side of every gap (rows dropped, cut off, moved or without a
-        place) are not judged (README, house rules: seq_gapless)."""
+        place) are not judged (the house rules' seq_gapless)."""
         if not self.gapless:
             return
         placed = [r for r in self.all_records() if r.placed and r.present == "whole"

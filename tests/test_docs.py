@@ -5,6 +5,7 @@ rule has a page, every hand-written page is in the navigation, and the site buil
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,26 @@ def test_readings_name_rules_and_each_rule_page_quotes_its_own():
     assert "[BJ405](../rules/BJ405.md)" in readings
     text = CliRunner().invoke(main, ["rule", "BA206"]).output
     assert "How the auditor reads it" in text and "the banker of 0-2 always draws" in text
+
+
+def test_the_readme_is_a_front_page_whose_links_resolve():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 80, "the README is the front page: about one screen"
+    for command in ("./scripts/sample-audit", "./scripts/test"):
+        assert command in readme
+    assert "./scripts/test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#([^)\s]+))?\)|src=\"([^\"]+)\"", readme)
+    assert len(targets) > 10
+    for path, anchor, image in targets:
+        target = ROOT / (path or image)
+        assert target.exists(), f"README links to {path or image}, which is not there"
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", target.read_text(encoding="utf-8"), re.M)
+            assert anchor in {docs_pages._slug(h) for h in headings}, f"{path}#{anchor}"
+    # one click each: the first audit, the nightly cron line, any rule, the profile reference
+    for wanted in ("docs/getting-started.md#the-first-audit", "docs/guides/nightly.md#a-cron-line",
+                   "docs/rules/index.md", "docs/reference/export-profiles.md"):
+        assert f"]({wanted})" in readme, wanted
 
 
 def test_every_hand_written_page_is_in_the_nav():

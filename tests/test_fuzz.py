@@ -3,7 +3,7 @@ blanked or corrupted, rows duplicated, swapped, dropped or moved to another tabl
 shoe, garbage lines, a file cut at any byte), laid out over one or more files (a table
 split across files) in any encoding, and audited end to end through the command line.
 
-Invariants (README "Input format in brief", "Findings"; hand-history-v1):
+Invariants (docs/reference: input format, findings; hand-history-v1):
 
 - the audit exits 0 or 1, never with a traceback; 1 exactly when there is an error;
 - `rows.read = rows.audited + rows.reported`, and `rows.read` is every record written

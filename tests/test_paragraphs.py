@@ -1,6 +1,6 @@
 """What is checked, paragraph by paragraph: every paragraph of the two sections has the rules
 that check it or a reason no rule does (never both, never neither), the data they rest on is
-consistent, and `auditor paragraphs`, the README and the report list the same."""
+consistent, and `auditor paragraphs`, the manual and the report list the same."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from auditor import docs_pages
 from auditor import paragraphs as para
 from auditor.cli import main
 from auditor.rules.catalog import REGISTRY
 from auditor.rulesets import DEFAULT_ROOT, REASON_KINDS, RulesetError, load_rulesets
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = {"9 NYCRR 5324.20": "baccarat", "9 NYCRR 5324.10": "blackjack"}
 BACCARAT_UNCHECKED = "9-nycrr-5324.20/unchecked.toml"
 
@@ -181,7 +182,7 @@ def test_rulesets_without_unchecked_files_list_every_paragraph_as_missing(rulese
     assert "with neither" in para.count_line(listed)
 
 
-# --- the command, the README --------------------------------------------------------------
+# --- the command, the manual --------------------------------------------------------------
 
 
 def test_command_text_lists_every_paragraph_and_counts(listed):
@@ -229,28 +230,14 @@ def test_command_json_is_the_listing(listed):
     assert "BA103" in values["9 NYCRR 5324.20(a)(4)(i)(b)"]["rules"]
 
 
-def test_command_markdown_is_what_the_readme_holds(listed):
+def test_command_markdown_is_what_the_manual_holds(listed, rs):
     out = _run("paragraphs", "--format", "markdown").output
     assert out.rstrip("\n") == para.as_markdown(listed)
     assert "| 5324.10(i)(7) |" in out
-
-
-def test_readme_listing_is_up_to_date(rs):
-    readme = README.read_text(encoding="utf-8")
-    assert para.README_START in readme and para.README_END in readme
-    assert para.readme_with_listing(readme, para.listing(rs)) == readme, (
-        "the README's paragraph table is out of date: run scripts/readme-paragraphs"
-    )
-
-
-def test_readme_listing_replaces_only_between_the_markers(listed):
-    text = f"before\n{para.README_START}\nSTALE TABLE\n{para.README_END}\nafter\n"
-    new = para.readme_with_listing(text, listed)
-    assert new.startswith(f"before\n{para.README_START}\n") and new.endswith(
-        f"{para.README_END}\nafter\n")
-    assert "STALE TABLE" not in new
-    with pytest.raises(ValueError, match="markers"):
-        para.readme_with_listing("no markers", listed)
+    page = (ROOT / "docs" / "checked" / "paragraphs.md").read_text(encoding="utf-8")
+    assert "| 5324.10(i)(7) |" in page
+    assert docs_pages.paragraphs_page(rs, REGISTRY.all()) == page, (
+        "docs/checked/paragraphs.md is out of date: run ./scripts/docs")
 
 
 # --- the report's appendix C ------------------------------------------------------------------

@@ -46,7 +46,7 @@ def new_run_id(started_at: datetime) -> str:
 
 def local_time(iso: str | None) -> datetime | None:
     """A time of the log as written (its wall clock): an offset, where one is written, is
-    not applied (README, "Input format in brief")."""
+    not applied (docs/reference/input-format.md)."""
     return datetime.fromisoformat(iso).replace(tzinfo=None) if iso else None
 
 

@@ -195,6 +195,6 @@ def build_ahead(ctx: GameContext) -> None:
     """Build the replay's frames that most rules read (actions, wagers, settlements, the
     dealer's play with the cards, rounds, the hands with their holdings) ahead of the
     rules: the audit builds them while the rules of the part before are checked
-    (audit_part.BUILT_AHEAD), so that the two take about as long (README, Performance)."""
+    (audit_part.BUILT_AHEAD), so that the two take about as long (docs/guides/large-logs.md)."""
     for frame in (actions, wagers, settlements, dealer, rounds, hand_facts):
         frame(ctx)
