@@ -504,7 +504,10 @@ def pages(rs: Rulesets | None = None, cases: Path | None = CASES,
 def stale(docs: Path, rs: Rulesets | None = None, cli: click.Group | None = None) -> list[str]:
     """The generated pages under `docs` that differ from what `pages()` gives now, are
     missing, or are left over in docs/rules/ (a page no rule has)."""
-    wanted = pages(rs, cli=cli)
+    return _stale(docs, pages(rs, cli=cli))
+
+
+def _stale(docs: Path, wanted: dict[str, str]) -> list[str]:
     found = [p for p, text in wanted.items()
              if not (docs / p).is_file() or (docs / p).read_text(encoding="utf-8") != text]
     extra = sorted(f"{RULES_DIR}/{p.name}" for p in (docs / RULES_DIR).glob("*.md")
@@ -514,17 +517,14 @@ def stale(docs: Path, rs: Rulesets | None = None, cli: click.Group | None = None
 
 def write(docs: Path, rs: Rulesets | None = None, cli: click.Group | None = None) -> list[str]:
     """Write every generated page under `docs` and remove rule pages no rule has; the paths
-    changed."""
+    changed (those `stale` gives)."""
     wanted = pages(rs, cli=cli)
-    changed = []
-    for rel, text in wanted.items():
+    changed = _stale(docs, wanted)
+    for rel in changed:
         path = docs / rel
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        if rel in wanted:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            changed.append(rel)
-    for path in sorted((docs / RULES_DIR).glob("*.md")):
-        if f"{RULES_DIR}/{path.name}" not in wanted:
+            path.write_text(wanted[rel], encoding="utf-8")
+        else:
             path.unlink()
-            changed.append(f"{RULES_DIR}/{path.name}")
     return changed

@@ -197,11 +197,11 @@ def as_text(sections: list[Section]) -> str:
     lines: list[str] = []
     for s in sections:
         dates = {c.effective for c in s.paragraphs}
+        uniform = len(dates) == 1
         head = f"{s.section} {s.title}: {len(s.paragraphs)} paragraphs"
-        if len(dates) == 1 and None not in dates:
-            head += f", in force from {dates.pop().isoformat()}"
+        if uniform and None not in dates:
+            head += f", in force from {next(iter(dates)).isoformat()}"
         lines += [head, ""]
-        uniform = len({c.effective for c in s.paragraphs}) == 1
         for c in s.paragraphs:
             indent = "  " * (c.label.count("(") - 1)
             when = "" if uniform or c.effective is None else f" [from {c.effective.isoformat()}]"
