@@ -25,7 +25,7 @@ from .. import paragraphs as para
 from ..ingest.sources import sha256_of
 from ..rules.catalog import REGISTRY
 from ..rulesets import Rulesets
-from ..store import carried, ids
+from ..store import carried, ids, state_label
 from ..store import compare as cmp
 from . import charts, replays
 
@@ -162,7 +162,7 @@ def _disposition(f: dict, decided: dict | None) -> dict | None:
     at = d.get("decided_at")
     return {
         **d,
-        "label": d["state"].replace("_", " "),
+        "label": state_label(d["state"]),
         "at": f"{at[:16].replace('T', ' ')} UTC" if at else "",  # to the minute
     }
 

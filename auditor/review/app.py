@@ -25,6 +25,7 @@ from pathlib import Path
 import jinja2
 import sqlalchemy as sa
 from fastapi import Depends, FastAPI
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Connection, Engine
 from starlette.middleware.sessions import SessionMiddleware
@@ -112,11 +113,7 @@ class ReadOnly:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] not in READS:
-            body = csrf.REFUSED_PAGE.encode()
-            await send({"type": "http.response.start", "status": 403,
-                        "headers": [(b"content-type", b"text/html; charset=utf-8"),
-                                    (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            await HTMLResponse(csrf.REFUSED_PAGE, status_code=403)(scope, receive, send)
             return
         await self.app(scope, receive, send)
 

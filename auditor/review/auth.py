@@ -80,8 +80,9 @@ def check_password(password: str) -> str:
     return password
 
 
-def read_hashes(path: Path) -> dict[str, str]:
-    """Each reviewer's name and password hash ({} for a file that is not there)."""
+def _entries(path: Path) -> dict[str, dict]:
+    """The reviewers of the file by name, each entry with an argon2 password_hash ({} for a
+    file that is not there)."""
     if not path.exists():
         return {}
     try:
@@ -91,13 +92,16 @@ def read_hashes(path: Path) -> dict[str, str]:
     reviewers = data.get("reviewers", {})
     if not isinstance(reviewers, dict):
         raise ReviewersError(f"{path}: `reviewers` is not a table of reviewers")
-    hashes = {}
     for name, entry in reviewers.items():
         hashed = entry.get("password_hash") if isinstance(entry, dict) else None
         if not isinstance(hashed, str) or not hashed.startswith("$argon2"):
             raise ReviewersError(f"{path}: reviewer {name!r} has no argon2 password_hash")
-        hashes[name] = hashed
-    return hashes
+    return reviewers
+
+
+def read_hashes(path: Path) -> dict[str, str]:
+    """Each reviewer's name and password hash ({} for a file that is not there)."""
+    return {name: entry["password_hash"] for name, entry in _entries(path).items()}
 
 
 def _toml_string(text: str) -> str:
@@ -131,16 +135,9 @@ def add_reviewer(path: Path, name: str, password: str) -> bool:
     reviewer, False where NAME's password was replaced."""
     check_name(name)
     check_password(password)
-    if path.exists():
-        try:
-            entries = tomllib.loads(path.read_text(encoding="utf-8")).get("reviewers", {})
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise ReviewersError(f"{path}: cannot be read ({exc})") from None
-        read_hashes(path)  # every entry well formed before one is added
-    else:
-        entries = {}
+    # every entry well formed before one is added
+    entries = {n: {k: str(v) for k, v in e.items()} for n, e in _entries(path).items()}
     new = name not in entries
-    entries = {n: {k: str(v) for k, v in e.items()} for n, e in entries.items()}
     entries[name] = {
         "password_hash": _hasher.hash(password),
         "added_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

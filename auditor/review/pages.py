@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -34,7 +34,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..report.replays import cents
 from ..rules.catalog import REGISTRY
-from ..store import MEANINGS, STATES, StoreError
+from ..store import MEANINGS, STATES, StoreError, state_label
 from ..store import dispositions as dsp
 from . import csrf, queries, rounds
 from .auth import require_reviewer
@@ -58,22 +58,12 @@ def dash(value: Any) -> Any:
     return "—" if value is None or value == "" else value
 
 
-def state_label(state: str) -> str:
-    return state.replace("_", " ")
-
-
 def link(path: str, params: dict[str, str] | None = None) -> str:
     return f"{path}?{urlencode(params)}" if params else path
 
 
 def finding_path(run_id: str, finding_id: str) -> str:
-    return link(f"/runs/{_quoted(run_id)}/findings/{_quoted(finding_id)}")
-
-
-def _quoted(text: str) -> str:
-    from urllib.parse import quote
-
-    return quote(text, safe="")
+    return f"/runs/{quote(run_id, safe='')}/findings/{quote(finding_id, safe='')}"
 
 
 def htmx(request: Request) -> bool:

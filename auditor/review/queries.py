@@ -219,7 +219,7 @@ def runs_listed(conn: Connection, facts: RunFacts) -> list[dict[str, Any]]:
             "errors": run["errors"],
             "warnings": run["warnings"],
             **compared[run["run_id"]],
-            "dispositions": decided.get(run["run_id"], dict.fromkeys(STATES, 0)),
+            "dispositions": decided[run["run_id"]],
         }
         for run in listed
     ]

@@ -41,5 +41,10 @@ MEANINGS: dict[str, str] = {
 }
 
 
+def state_label(state: str) -> str:
+    """A state as words: "not_an_error" is "not an error"."""
+    return state.replace("_", " ")
+
+
 class StoreError(Exception):
     """The store cannot be opened, read or written: one line, with no password in it."""

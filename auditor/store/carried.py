@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import MEANINGS, STATES
+from . import MEANINGS, STATES, state_label
 from .compare import utc_text
 
 FILE = "dispositions.json"
@@ -81,7 +81,7 @@ def for_report(out: Path) -> dict[str, Any] | None:
     return {
         **doc,
         "states": [
-            {"state": s, "label": s.replace("_", " "), "count": doc["counts"].get(s, 0),
+            {"state": s, "label": state_label(s), "count": doc["counts"].get(s, 0),
              "meaning": MEANINGS[s]}
             for s in STATES
         ],

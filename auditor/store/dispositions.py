@@ -61,9 +61,9 @@ EXPORT_COLUMNS = {
 }
 
 
-def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
-    for start in range(0, len(ids), CHUNK):
-        yield list(ids[start : start + CHUNK])
+def _chunks(items: Sequence[Any]) -> Iterator[list[Any]]:
+    for start in range(0, len(items), CHUNK):
+        yield list(items[start : start + CHUNK])
 
 
 def _unique(ids: Iterable[str]) -> list[str]:
@@ -139,8 +139,8 @@ def record(
         }
         for i in ids
     ]
-    for start in range(0, len(rows), CHUNK):
-        conn.execute(dispositions.insert(), rows[start : start + CHUNK])
+    for chunk in _chunks(rows):
+        conn.execute(dispositions.insert(), chunk)
     return len(rows)
 
 

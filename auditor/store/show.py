@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..rules.catalog import REGISTRY
-from . import STATES
+from . import STATES, state_label
 from .compare import EVERY_ROUND
 
 NEW_LISTED = 30  # new findings of the latest run listed in text (JSON lists every one)
@@ -142,7 +142,7 @@ def dispositions_text(runs: list[dict[str, Any]]) -> list[str]:
             "(`auditor review` records what reviewers decide)."
         ]
     rows = [[r["run_id"], *(f"{r['dispositions'][s]:,}" for s in STATES)] for r in runs]
-    headers = ["run", *(s.replace("_", " ") for s in STATES)]
+    headers = ["run", *map(state_label, STATES)]
     return [
         "Findings by disposition (what reviewers last decided each is; a finding found "
         "again keeps its disposition, one never decided is open):",
