@@ -1216,7 +1216,7 @@ class _Table:
                 elif target and kind == "BJ807":
                     self._truth(kind, seq, "insurance placed after the hole card check")
                 placed.append((box.seat, pid, cents, target))
-        if self.remedy_now == "remedied_insurance_before_check" and not self.remedied:
+        if self._remedy_due("remedied_insurance_before_check"):
             seq = put(E_HOLE_CHECK)
             self._remedy_truth(seq, f"hole card checked after {len(placed)} insurance wager(s)")
         num, den = self.ins
@@ -1526,6 +1526,11 @@ class _Table:
 
     # -- irregularities (i)(1), (i)(2), the hole card check (i)(5), (e)(2)
 
+    def _remedy_due(self, remedy: str) -> bool:
+        """Whether `remedy` is this round's right remedy, not planted yet (a round with a
+        fault has none: `play_round`)."""
+        return self.remedy_now == remedy and not self.remedied
+
     def _remedy_truth(self, seq: int | None, note: str) -> None:
         """A right remedy planted this round: a truth row with no rule."""
         self.sim.truth.append(
@@ -1607,7 +1612,7 @@ class _Table:
     def _double_refused(self, box: _Box, hand: _Hand) -> bool:
         """A right remedy: the card exposed after a double is refused, and the doubled hand
         keeps its two cards."""
-        if self.remedy_now != "remedied_double_refused" or self.remedied or self.kind:
+        if not self._remedy_due("remedied_double_refused"):
             return False
         seq = self._expose()
         self._put(E_ACTION, box.seat, hand.no, action=A_REFUSE)
@@ -1917,11 +1922,7 @@ class _Table:
         (i)(4)(ii): BJ805's target, or the remedy's first hit. True where so."""
         kind = self.kind
         fault = kind == "BJ805" and box is self.target and not self.planted
-        remedy = (
-            kind is None
-            and self.remedy_now == "remedied_dead_hand_by_choice"
-            and not self.remedied
-        )
+        remedy = self._remedy_due("remedied_dead_hand_by_choice")
         if not (fault or remedy) or box.split or hand.no != 1:
             return False
         seq = self._put(E_DEAD, box.seat, hand.no)
@@ -1937,12 +1938,7 @@ class _Table:
         before the dealer plays (`_late_card`). True where the card waits."""
         kind = self.kind
         fault = kind == "BJ808" and box is self.target and not self.planted
-        remedy = (
-            kind is None
-            and self.remedy_now == "remedied_late_card_in_time"
-            and not self.remedied
-            and self.late is None
-        )
+        remedy = self._remedy_due("remedied_late_card_in_time") and self.late is None
         if not (fault or remedy) or box.split or box not in self.round_boxes:
             return False
         later = self.round_boxes[self.round_boxes.index(box) + 1 :]
@@ -2025,11 +2021,7 @@ class _Table:
         highest wager)."""
         kind = self.kind
         fault = kind == "BJ604" and not self.planted
-        remedy = (
-            kind is None
-            and self.remedy_now == "remedied_decisions_by_highest_wager"
-            and not self.remedied
-        )
+        remedy = self._remedy_due("remedied_decisions_by_highest_wager")
         if not (fault or remedy):
             return
         c = self.cols

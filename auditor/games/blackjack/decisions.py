@@ -50,25 +50,16 @@ HAND = ["rid", "seat", "hand"]
 PLACE = ["rid", "table_id", "shoe_id", "round"]
 
 
-def _live(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
-    """Rows of rounds that are not void."""
-    # void rounds are few: a lookup in their ids costs less than an anti-join
-    void = replay.rounds(ctx).filter(pl.col("void"))["rid"]
-    if void.is_empty():
-        return frame
-    return frame.filter(~pl.col("rid").is_in(void.implode()))
-
-
 def _actions(ctx: GameContext) -> pl.DataFrame:
     acts = replay.actions(ctx).filter(pl.col("seat").is_not_null() & pl.col("hand").is_not_null())
-    return _live(ctx, acts.select(*PLACE, "seq", "seat", "hand", "action"))
+    return replay.live(ctx, acts.select(*PLACE, "seq", "seat", "hand", "action"))
 
 
 def _seat_cards(ctx: GameContext) -> pl.DataFrame:
     seat, hand = pl.col("seat"), pl.col("hand")
     dealt = (pl.col("target") == "seat") & seat.is_not_null() & hand.is_not_null()
     cards = replay.cards(ctx).select("rid", "seq", "target", "seat", "hand", "card", "value")
-    return _live(ctx, cards.filter(dealt).drop("target"))
+    return replay.live(ctx, cards.filter(dealt).drop("target"))
 
 
 # --- splits -----------------------------------------------------------------------

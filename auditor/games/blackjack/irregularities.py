@@ -51,14 +51,6 @@ REFUSE = "refuse"
 EXPOSED = "exposed"
 
 
-def _live(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
-    """Rows of rounds that are not void."""
-    void = replay.rounds(ctx).filter(pl.col("void"))["rid"]
-    if void.is_empty():
-        return frame
-    return frame.filter(~pl.col("rid").is_in(void.implode()))
-
-
 def _of_rounds(frame: pl.DataFrame, rids: pl.Series) -> pl.DataFrame:
     return frame.filter(pl.col("rid").is_in(rids.unique().implode()))
 
@@ -90,7 +82,7 @@ def build_refusals(ctx: GameContext) -> pl.DataFrame:
     refused = replay.actions(ctx).filter(
         (pl.col("action") == REFUSE) & pl.col("seat").is_not_null() & pl.col("hand").is_not_null()
     )
-    refused = _live(ctx, refused.select(*PLACE, "seq", "seat", "hand"))
+    refused = replay.live(ctx, refused.select(*PLACE, "seq", "seat", "hand"))
     return _with_dealt(ctx, refused).sort("rid", "seq")
 
 
@@ -162,7 +154,7 @@ def _burns(ctx: GameContext, exposed: pl.DataFrame) -> pl.DataFrame:
 def build_exposures(ctx: GameContext) -> pl.DataFrame:
     where = (pl.col("event") == "card_exposed") & (pl.col("exposure") == EXPOSED)
     exposed = replay.in_rounds(ctx, where, *PLACE, "seq", pl.col("card").cast(pl.String))
-    exposed = _with_dealt(ctx, _live(ctx, exposed))
+    exposed = _with_dealt(ctx, replay.live(ctx, exposed))
     keys = ["rid", "seq"]
     return (
         exposed.join(_next_cards(ctx, exposed), on=keys, how="left")
@@ -251,7 +243,7 @@ def missed_dealer(ctx: GameContext) -> pl.DataFrame:
 
 def build_hole_checks(ctx: GameContext) -> pl.DataFrame:
     checks = replay.in_rounds(ctx, pl.col("event") == "hole_card_check", *PLACE, "seq")
-    checks = _live(ctx, checks).group_by(PLACE).agg(pl.col("seq").min())
+    checks = replay.live(ctx, checks).group_by(PLACE).agg(pl.col("seq").min())
     up_cards = (
         _of_rounds(replay.dealer_rows(ctx), checks["rid"])
         .sort("seq")

@@ -39,14 +39,6 @@ REQUESTS = ("hit", "double")  # the actions that ask for a card
 HAND_BETS = ("main", "double", "split")
 
 
-
-def _not_void(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
-    void = replay.rounds(ctx).filter(pl.col("void"))["rid"]
-    if void.is_empty():
-        return frame
-    return frame.filter(~pl.col("rid").is_in(void.implode()))
-
-
 # --- dead hands -------------------------------------------------------------------
 
 
@@ -54,7 +46,7 @@ def build_dead_hands(ctx: GameContext) -> pl.DataFrame:
     rows = replay.in_rounds(
         ctx, pl.col("event") == "dead_hand", *HAND, *PLACE, "seq"
     ).filter(pl.col("seat").is_not_null() & pl.col("hand").is_not_null())
-    rows = _not_void(ctx, rows)
+    rows = replay.live(ctx, rows)
     if rows.is_empty():
         return rows.with_columns(
             pl.lit(None, pl.UInt32).alias("held"), pl.lit(None, pl.String).alias("paragraph")
@@ -173,7 +165,7 @@ def _settled_seq(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
 
 def build_late_cards(ctx: GameContext) -> pl.DataFrame:
     rows = _box_rows(ctx)
-    asked = _not_void(ctx, _unanswered_at_once(rows))
+    asked = replay.live(ctx, _unanswered_at_once(rows))
     late = _answers(rows, asked) if asked.height else asked.clear().with_columns(
         pl.lit(None, pl.Int64).alias("seq"), pl.lit(None, pl.Int64).alias("later_seq"),
         pl.lit(None, pl.Int64).alias("later_seat"), pl.lit(None, pl.String).alias("later_kind"),

@@ -48,6 +48,25 @@ def in_rounds(ctx: GameContext, where: pl.Expr, *columns: str | pl.Expr) -> pl.D
     return marked_sorted(frame, "rid") if "rid" in frame.columns else frame
 
 
+def live(ctx: GameContext, frame: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `frame` (with `rid`) of rounds that are not void."""
+    # void rounds are few: a lookup in their ids costs less than an anti-join
+    void = rounds(ctx).filter(pl.col("void"))["rid"]
+    if void.is_empty():
+        return frame
+    return frame.filter(~pl.col("rid").is_in(void.implode()))
+
+
+def hand_in(ctx: GameContext, hands: pl.DataFrame) -> pl.Expr:
+    """Whether a row's hand (rid, seat, hand) is one of `hands` (a few, e.g. the hands
+    declared dead): by the hand id, false where `hands` is empty (no lookup made) or the
+    row has no seat or hand."""
+    if hands.is_empty():
+        return pl.lit(False)
+    ids = hands.select(hand_id(ctx))["hid"]
+    return hand_id(ctx).is_in(ids.implode()).fill_null(False)
+
+
 def least_by_rid(frame: pl.DataFrame, column: str = "seq") -> pl.DataFrame:
     """rid and the least `column` of each round of `frame`. Where each round is one run of
     rows with `column` ascending (as frames cut from the events come), that is the run's

@@ -67,10 +67,7 @@ def _live_hands(ctx: GameContext) -> pl.DataFrame:
 def _dead(ctx: GameContext) -> pl.Expr:
     """Whether a hand (rid, seat, hand) was declared dead (a `dead_hand` row of its own):
     it plays no more. Most logs have none, and no lookup is made."""
-    dead = missed_cards.dead_hand_ids(ctx)
-    if dead.is_empty():
-        return pl.lit(False)
-    return replay.hand_id(ctx).is_in(dead.implode()).fill_null(False)
+    return replay.hand_in(ctx, missed_cards.dead_hands(ctx))
 
 
 def _settled_hands(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:

@@ -248,20 +248,13 @@ def _dead_hand(ctx: GameContext) -> pl.Expr:
     """Whether the row's hand (rid, seat, hand) was declared dead ((i)(3), (i)(4)(ii)):
     a doubled hand whose card was not dealt and that the player chose to call dead holds
     no card after the double, rightly."""
-    dead = missed_cards.dead_hand_ids(ctx)
-    if dead.is_empty():
-        return pl.lit(False)
-    return replay.hand_id(ctx).is_in(dead.implode()).fill_null(False)
+    return replay.hand_in(ctx, missed_cards.dead_hands(ctx))
 
 
 def _refused_hand(ctx: GameContext) -> pl.Expr:
     """Whether the row's hand (rid, seat, hand) refused an exposed card ((i)(1)): it keeps
     what it holds, a doubled hand without its card."""
-    refused = irregular.refusals(ctx)
-    if refused.is_empty():
-        return pl.lit(False)
-    ids = refused.select(replay.hand_id(ctx))["hid"]
-    return replay.hand_id(ctx).is_in(ids.implode()).fill_null(False)
+    return replay.hand_in(ctx, irregular.refusals(ctx))
 
 
 def double_card_count_wrong(ctx: GameContext) -> pl.DataFrame:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.blackjack import engine, final_hands, replay
+from ...games.blackjack import engine, final_hands, money, replay
 from ...games.blackjack import irregularities as irr
 from ..registry import Rule, register
 
@@ -398,10 +398,7 @@ def insurance_after_check(ctx: GameContext) -> pl.DataFrame:
             "checked at seq {}; (e)(2) places all insurance wagers before the dealer inserts "
             "the hole card into the card reader or otherwise determines whether it is a "
             "ten-value card.",
-            "seat",
-            pl.format("${}.{}", pl.col("amount_cents") // 100,
-                      (pl.col("amount_cents") % 100).cast(pl.String).str.zfill(2)),
-            who, "seq", "check_seq",
+            "seat", money.dollars(pl.col("amount_cents")), who, "seq", "check_seq",
         ),
         pl.lit("insurance placed before the hole card check"),
         pl.lit("insurance placed after the hole card check"),

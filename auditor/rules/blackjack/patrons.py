@@ -176,8 +176,7 @@ def _called_by_patrons(ctx: GameContext) -> pl.DataFrame:
     calls = replay.in_rounds(
         ctx, called, "rid", *money.ROUND, "seq", "seat", "hand", "action", "player_id"
     ).filter(pl.col("seat").is_not_null())
-    void = replay.rounds(ctx).filter(pl.col("void"))["rid"]
-    return calls.filter(~pl.col("rid").is_in(void.implode()))
+    return replay.live(ctx, calls)
 
 
 def _boxes_of(wagers: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
