@@ -4,6 +4,7 @@ the audit is the same as reading it whole, findings, lines and counts alike."""
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from datetime import date
 
@@ -65,6 +66,41 @@ def test_a_spilled_log_audits_as_one_read_whole(game, encoding, tmp_path, monkey
     inputs = whole.findings.filter(pl.col("rule_id").str.starts_with("IN0"))
     assert inputs.filter(pl.col("line").is_not_null()).height >= 3
     assert "IN009" in inputs["rule_id"].to_list()  # the round that did not parse
+
+
+def _imported(path, encoding: str) -> None:
+    """Every row names the export line it was imported from (hand-history-v1 1.2): line
+    n of the file came from line n + 1000 of export.csv."""
+    lines = path.read_text().splitlines()
+    if encoding == "csv":
+        lines = [lines[0] + ",source_file,source_line",
+                 *(f"{line},export.csv,{n + 1000}" for n, line in enumerate(lines[1:], 2))]
+    else:
+        lines = [json.dumps({**json.loads(line), "source_file": "export.csv",
+                             "source_line": n + 1000}) for n, line in enumerate(lines, 1)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("encoding", ["jsonl", "csv"])
+def test_a_spilled_imported_log_reports_findings_at_the_export(encoding, tmp_path,
+                                                               monkeypatch):
+    sim = baccarat.simulate(rounds=160, tables=3, seed=6, faults=0.1)
+    log = write_events(sim.events, tmp_path / f"log.{encoding}", encoding)
+    _imported(log, encoding)
+    rs = load_rulesets()
+    house = load_house(write_house_rules(sim.tables, tmp_path / "house.toml"), rs,
+                       date(2026, 11, 1))
+    whole = audit.run(expand([str(log)]), house, rs)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 20_000)  # many chunks, lines cut anywhere
+    work = tmp_path / "work"
+    work.mkdir()
+    spilled = audit.run(expand([str(log)]), house, rs, workdir=work)
+    assert spilled.plan.text == "spilled"
+    placed = spilled.findings.filter(pl.col("line").is_not_null())
+    assert placed.height > 5
+    assert set(placed["file"]) == {"export.csv"} and placed["line"].min() > 1000
+    assert spilled.findings.equals(whole.findings)
 
 
 def test_a_parquet_file_too_large_to_hold_is_spilled_by_table(tmp_path, monkeypatch):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from . import readers
+from . import readers, sourced
 from . import vocabulary as v
 from .problems import Problem
 from .sources import Source
@@ -46,6 +46,7 @@ class Parsed:
     rows_lost: int = 0
     missing: list[str] | None = None  # the first CSV chunk's: the header's columns
     header_line: int | None = None
+    sourced: bool = False  # (1.2) its rows may name the export file and line they came from
 
 
 def numbered(source: Source, chunk_bytes: int | None = None) -> Iterator[Chunk]:
@@ -62,23 +63,32 @@ def numbered(source: Source, chunk_bytes: int | None = None) -> Iterator[Chunk]:
         before += newlines + (0 if text.endswith(b"\n") or not text else 1)
 
 
+def whole_lines(chunk: Chunk, encoding: str) -> tuple[bytes, int]:
+    """The text to parse for a chunk as a file of its own (a CSV chunk after the first
+    with its file's header before it), and the lines of the file before that text's."""
+    if encoding == "csv" and chunk.header is not None:
+        return chunk.header + b"\n" + chunk.text, chunk.before - 1
+    return chunk.text, chunk.before
+
+
 def parse(chunk: Chunk, encoding: str) -> Parsed:
     """One chunk parsed as the whole file would be, its lines numbered in the file."""
     problems = [at(p, chunk.before) for p in chunk.problems]
     missing = header_line = None
+    text, offset = whole_lines(chunk, encoding)
     if encoding != "csv":
-        raw, offset = readers._read_jsonl(chunk.text, chunk.newlines), chunk.before
+        raw = readers._read_jsonl(text, chunk.newlines)
     elif chunk.header is not None:
-        raw = readers._read_csv(chunk.header + b"\n" + chunk.text, chunk.newlines + 1)
-        offset = chunk.before - 1
+        raw = readers._read_csv(text, chunk.newlines + 1)
     elif chunk.text:  # the first chunk read: the header is its first line
-        raw, offset = readers._read_csv(chunk.text, chunk.newlines), 0
+        raw = readers._read_csv(text, chunk.newlines)
         missing, header_line = raw.missing, raw.header_line
     else:
         return Parsed(None, problems)  # nothing read (the file's damage is reported)
     problems += [at(p, offset) for p in raw.problems]
     frame = raw.frame.with_columns(pl.col(v.LINE) + offset)
-    return Parsed(frame, problems, raw.rows_lost, missing, header_line)
+    return Parsed(frame, problems, raw.rows_lost, missing, header_line,
+                  sourced.names_sources(text, encoding))
 
 
 @dataclass
@@ -89,10 +99,12 @@ class Joined:
     rows_lost: int = 0
     missing: list[str] = field(default_factory=list)
     header_line: int | None = None
+    sourced: bool = False
 
     def add(self, parsed: Parsed) -> None:
         self.problems += parsed.problems
         self.rows_lost += parsed.rows_lost
+        self.sourced |= parsed.sourced
         if parsed.missing is not None:
             self.missing, self.header_line = parsed.missing, parsed.header_line
 

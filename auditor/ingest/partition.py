@@ -27,7 +27,7 @@ from urllib.parse import unquote
 import polars as pl
 
 from ..scope import Scope
-from . import compact, readers, sourced, spill, storage
+from . import chunks, compact, readers, sourced, spill, storage
 from .parse import time_of
 from .readers import RawFile
 from .sources import Source, sha256_of
@@ -202,6 +202,7 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
                 item.spilled = spill.spill(source, workdir / f"file-{len(held)}", len(held),
                                            counts, days, _first_day, chunk_bytes)
                 rows, lost = item.spilled.rows, item.spilled.rows_lost
+                item.sourced = item.spilled.sourced
             else:
                 item.text = readers.read(source)
                 item.sourced = item.text.sourced
@@ -301,20 +302,30 @@ def relocated(findings: pl.DataFrame, log: Log) -> pl.DataFrame:
             .drop("_file", "_line"))
 
 
-def _places(source: Source, lines: set[int]) -> pl.DataFrame:
+def _places(source: Source, lines: set[int], chunk_bytes: int | None = None) -> pl.DataFrame:
     """(file, line, _file, _line): where each of `lines` of a file was imported from."""
     name = pl.lit(str(source.path)).alias("file")
     if source.encoding != "parquet":
-        data, _ = readers.read_bytes(source)
-        found = (sourced.text_places(data, source.encoding, lines) if data is not None
-                 else pl.DataFrame(schema=sourced.PLACES))
-        return found.select(name, "line", "_file", "_line")
+        # a chunk at a time, as the file was read: a large log's text is never held whole
+        found = [_chunk_places(chunk, source.encoding, lines)
+                 for chunk in chunks.numbered(source, chunk_bytes)]
+        return pl.concat([pl.DataFrame(schema=sourced.PLACES), *found]).select(
+            name, "line", "_file", "_line")
     return (_scan_parquet(source.path).with_row_index("line", offset=1)
             .filter(pl.col("line").is_in(list(lines)))
             .select(name, pl.col("line").cast(pl.Int64),
                     pl.col(SOURCE_FILE).cast(pl.String).alias("_file"),
                     pl.col(SOURCE_LINE).cast(pl.Int64).alias("_line"))
             .collect())
+
+
+def _chunk_places(chunk: chunks.Chunk, encoding: str, lines: set[int]) -> pl.DataFrame:
+    """(line, _file, _line) of the chunk's lines among `lines`, numbered in the file."""
+    text, before = chunks.whole_lines(chunk, encoding)
+    local = {line - before for line in lines if line > before}
+    if not local:
+        return pl.DataFrame(schema=sourced.PLACES)
+    return sourced.text_places(text, encoding, local).with_columns(pl.col("line") + before)
 
 
 def hive_values(path: Path) -> dict[str, str]:

@@ -65,6 +65,7 @@ class Spilled:
     missing: list[str] = field(default_factory=list)
     header_line: int | None = None
     rows: int = 0  # rows written
+    sourced: bool = False  # (1.2) its rows may name the export file and line they came from
 
     def part(self, tables: list[str] | None, first: bool) -> RawFile:
         """The rows of `tables` (None: all), typed, with the rows without a table, the
@@ -132,6 +133,7 @@ def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame]
             days.append(piece.day)
     out.problems, out.rows_lost = found.problems, found.rows_lost
     out.missing, out.header_line = found.missing, found.header_line
+    out.sourced = found.sourced
     return out
 
 
