@@ -1042,12 +1042,7 @@ class _Table:
             return _Plan(kind, need={"banker": 1}) if ok else None
         if kind == "BA603":
             # marked and never settled: a shuffle must follow within the log
-            if (
-                self.ez
-                or w != "banker"
-                or self.void_round is not None
-                or self.unsettled_fault
-            ):
+            if self.ez or w != "banker" or self.void_round is not None or self.unsettled_fault:
                 return None
             after = self.budget - self.done - 1
             if self.cover_out:
@@ -2013,10 +2008,7 @@ class _Simulator(TableRounds):
             "action": pl.lit(None, pl.String),
             "player_id": pl.lit(None, pl.String),
         }
-        held = frame.collect_schema().names()
-        columns.update({c: pl.col(c) if c in held else pl.lit(None, pl.Boolean if c in
-                        v.BOOLEAN_COLUMNS else pl.String)
-                        for c in v.COLUMNS if c not in columns})
+        columns.update({c: pl.col(c) for c in v.COLUMNS if c not in columns})
         columns.update({c: pl.col(c).cast(pl.Int64) for c in v.INTEGER_COLUMNS if c != "hand"})
         columns["exposure"] = pl.col("exposure").cast(pl.String)
         columns["dealer_id"] = dealer_on(

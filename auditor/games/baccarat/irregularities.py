@@ -100,26 +100,28 @@ def _exposure_rows(ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def _rows_of_tables(ctx: GameContext, tables: pl.Series, events: tuple[str, ...],
-                    *columns: str) -> pl.DataFrame:
-    """The rows of `events` kinds on the `tables`, sorted by seq (each table's rows are
-    in seq order; across tables the as-of joins below go by table)."""
+def _rows_of_tables(ctx: GameContext, rows: pl.DataFrame) -> pl.DataFrame:
+    """The rows the later rows and the discards are found among (card, burn and the rows
+    ending a discard) on the tables of the exposed `rows`, read once, sorted by seq (each
+    table's rows are in seq order; across tables the as-of joins below go by table)."""
+    tables = rows.get_column("table_id").unique().implode()
     return (
         ctx.events.lazy()
-        .filter(pl.col("event").is_in(events) & pl.col("table_id").is_in(tables.implode()))
+        .filter(pl.col("event").is_in(("burn", *DISCARD_ENDS))
+                & pl.col("table_id").is_in(tables))
         .select(pl.col("table_id").cast(pl.String), pl.col("seq").cast(pl.Int64),
-                pl.col("event").cast(pl.String), *columns)
+                pl.col("event").cast(pl.String), pl.col("card").cast(pl.String),
+                pl.col("target").cast(pl.String))
         .collect(engine=replay.ENGINE)
         .sort("seq")
     )
 
 
-def _later_rows(ctx: GameContext, rows: pl.DataFrame) -> pl.DataFrame:
+def _later_rows(rows: pl.DataFrame, table_rows: pl.DataFrame) -> pl.DataFrame:
     """Per exposed card (by its seq): the first card or burn row of the same card on its
     table after it."""
     cards = (
-        _rows_of_tables(ctx, rows.get_column("table_id").unique(), ("card", "burn"),
-                        pl.col("card").cast(pl.String), pl.col("target").cast(pl.String))
+        table_rows.filter(pl.col("event").is_in(("card", "burn")))
         .join(rows.select("table_id", "card").unique(), on=["table_id", "card"], how="semi")
         .select("table_id", "card", pl.col("seq").alias("later_seq"),
                 pl.col("event").alias("later_event"), pl.col("target").alias("later_target"))
@@ -183,7 +185,7 @@ def _gap_between(ctx: GameContext, rows: pl.DataFrame) -> pl.Series:
     )
 
 
-def _discards(ctx: GameContext, rows: pl.DataFrame) -> pl.DataFrame:
+def _discards(rows: pl.DataFrame, table_rows: pl.DataFrame) -> pl.DataFrame:
     """Per disclosed exposed card: the burns of its discard, in order, and whether a row
     ending the discard follows (the log does not end during it)."""
     shown = rows.filter(pl.col("disclosed").fill_null(False)).select("table_id", "seq").sort("seq")
@@ -195,15 +197,15 @@ def _discards(ctx: GameContext, rows: pl.DataFrame) -> pl.DataFrame:
     ).clear()
     if shown.is_empty():
         return empty
-    tables = shown.get_column("table_id").unique()
-    ends = _rows_of_tables(ctx, tables, DISCARD_ENDS).select(
+    # the rows of tables with no disclosed card find no owner below
+    ends = table_rows.filter(pl.col("event").is_in(DISCARD_ENDS)).select(
         "table_id", pl.col("seq").alias("end_seq")
     )
     bounds = shown.join_asof(
         ends, left_on="seq", right_on="end_seq", by="table_id", strategy="forward",
         allow_exact_matches=False, check_sortedness=False,
     )
-    burns = _rows_of_tables(ctx, tables, ("burn",), pl.col("card").cast(pl.String)).select(
+    burns = table_rows.filter(pl.col("event") == "burn").select(
         "table_id", pl.col("seq").alias("burn_seq"), "card"
     )
     # each burn goes with the last disclosed card before it, while that card's run lasts
@@ -252,7 +254,8 @@ def _build_exposed(ctx: GameContext) -> pl.DataFrame:
     if rows.is_empty():
         return pl.DataFrame(schema=_SCHEMA)
     on = ["table_id", "seq"]
-    later = _later_rows(ctx, rows)
+    table_rows = _rows_of_tables(ctx, rows)
+    later = _later_rows(rows, table_rows)
     nexts = _next_hands(ctx, rows)
     frame = (
         rows.join(later, on=on, how="left", maintain_order="left")
@@ -267,7 +270,7 @@ def _build_exposed(ctx: GameContext) -> pl.DataFrame:
         for c in ("next_rid", "next_round", "next_first_seq", "next_wagered")
     )
     frame = (
-        frame.join(_discards(ctx, rows), on=on, how="left", maintain_order="left")
+        frame.join(_discards(rows, table_rows), on=on, how="left", maintain_order="left")
         .join(_banker_duty(ctx, rows), on=on, how="left", maintain_order="left")
         .with_columns(
             pl.col("discard_cards").fill_null(pl.lit([], pl.List(pl.String))),

@@ -46,6 +46,11 @@ def _burns_text() -> pl.Expr:
     return pl.col("discard_cards").list.join(" ")
 
 
+def _first_of_next() -> pl.Expr:
+    """The card's later row is the next hand's first card."""
+    return pl.col("later_seq").eq_missing(pl.col("next_first_seq"))
+
+
 def _later_text() -> pl.Expr:
     """Where the card went: "burned at seq 40", "dealt to the banker at seq 40"."""
     return (
@@ -54,6 +59,23 @@ def _later_text() -> pl.Expr:
         .when(pl.col("later_event") == "burn")
         .then(pl.format("burned at seq {}", "later_seq"))
         .otherwise(pl.format("dealt to the {} at seq {}", "later_target", "later_seq"))
+    )
+
+
+def _not_first_of_next(rows: pl.DataFrame, lead: str) -> pl.DataFrame:
+    """An undisclosed card (of `rows`, whose next hand is known) that was not the next
+    hand's first card, as (i)(2) and (i)(3) require. `lead` opens the message: its two
+    {} are the card and its seq."""
+    return _finding(
+        rows.filter(~_shown() & ~_first_of_next()),
+        pl.col("next_round"),
+        pl.col("next_first_seq"),
+        pl.format(
+            lead + "round {} began with another card (the card was {}).",
+            "card", "seq", "next_round", _later_text(),
+        ),
+        pl.format("{} as the first card of round {}", "card", "next_round"),
+        _later_text(),
     )
 
 
@@ -104,9 +126,9 @@ def face_up_card_misused(ctx: GameContext) -> pl.DataFrame:
     rows = astray.exposed(ctx).filter(
         (pl.col("exposure") == "face_up_in_shoe") & pl.col("next_known")
     )
-    used = pl.col("later_seq") == pl.col("next_first_seq")
+    used = _first_of_next()
     first = _finding(
-        rows.filter(used.fill_null(False)),
+        rows.filter(used),
         pl.col("next_round"),
         pl.col("next_first_seq"),
         pl.format(
@@ -118,7 +140,7 @@ def face_up_card_misused(ctx: GameContext) -> pl.DataFrame:
         pl.format("{} first card of round {}", "card", "next_round"),
     )
     unremedied = rows.filter(
-        _shown() & ~used.fill_null(False) & pl.col("next_wagered") & ~astray.discard_ok(ctx)
+        _shown() & ~used & pl.col("next_wagered") & ~astray.discard_ok(ctx)
     )
     return pl.concat([
         first,
@@ -155,18 +177,10 @@ FACE_UP_CARD = register(
 
 def excess_card_misused(ctx: GameContext) -> pl.DataFrame:
     rows = astray.exposed(ctx).filter((pl.col("exposure") == "excess") & pl.col("next_known"))
-    first = pl.col("later_seq").eq_missing(pl.col("next_first_seq"))
-    unused = _finding(
-        rows.filter(~_shown() & ~first),
-        pl.col("next_round"),
-        pl.col("next_first_seq"),
-        pl.format(
-            "Card {}, drawn in excess (seq {}), was not disclosed, so (i)(2) makes it the "
-            "first card of the next hand; round {} began with another card (the card was {}).",
-            "card", "seq", "next_round", _later_text(),
-        ),
-        pl.format("{} as the first card of round {}", "card", "next_round"),
-        _later_text(),
+    unused = _not_first_of_next(
+        rows,
+        "Card {}, drawn in excess (seq {}), was not disclosed, so (i)(2) makes it the "
+        "first card of the next hand; ",
     )
     unremedied = rows.filter(_shown() & pl.col("next_wagered") & ~astray.discard_ok(ctx))
     return pl.concat([
@@ -221,19 +235,11 @@ def misdealt_card_misused(ctx: GameContext) -> pl.DataFrame:
         _later_text(),
     )
     stays = rows.filter((must == False) & pl.col("next_known"))  # noqa: E712 - not null
-    first = pl.col("later_seq").eq_missing(pl.col("next_first_seq"))
-    unused = _finding(
-        stays.filter(~_shown() & ~first),
-        pl.col("next_round"),
-        pl.col("next_first_seq"),
-        pl.format(
-            "Card {} was dealt to the player's hand with no third card authorized (seq {}) "
-            "and the banker's hand stood; not disclosed, (i)(3) makes it the first card of "
-            "the next hand, but round {} began with another card (the card was {}).",
-            "card", "seq", "next_round", _later_text(),
-        ),
-        pl.format("{} as the first card of round {}", "card", "next_round"),
-        _later_text(),
+    unused = _not_first_of_next(
+        stays,
+        "Card {} was dealt to the player's hand with no third card authorized (seq {}) "
+        "and the banker's hand stood; not disclosed, (i)(3) makes it the first card of "
+        "the next hand, but ",
     )
     no_discard = stays.filter(_shown() & ~astray.discard_ok(ctx, ten_as_zero=True))
     discard = _missing_discard(no_discard, "dealt to the player's hand with the banker "
