@@ -96,7 +96,6 @@ class Reading:
     """How the auditor reads a section where the regulation is silent or garbled, or where
     a log records play one way of several, and the rules that reading governs."""
 
-    section: str
     title: str  # the section's heading on the readings page
     topic: str | None  # a heading of its own within the section (e.g. "Irregularities")
     topic_intro: str | None  # the topic's opening sentence
@@ -406,7 +405,7 @@ def _readings(path: Path, section: str) -> tuple[Reading, ...]:
             raise RulesetError(f"{path}: {key}.rules is not a list of rule ids")
         if topic is not None and topic not in topics:
             raise RulesetError(f"{path}: {key}.topic {topic!r} is not in [topics]")
-        readings.append(Reading(section, meta["title"], topic,
+        readings.append(Reading(meta["title"], topic,
                                 topics.get(topic) if topic else None, tuple(rules),
                                 text.strip()))
     return tuple(readings)
