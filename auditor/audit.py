@@ -405,6 +405,8 @@ def run(
     cluster: str | None = None,
     memory: int | None = None,
     export: Translated | None = None,
+    max_line: int | None = None,
+    allow_empty: bool = False,
 ) -> AuditResult:
     """Audit the logs. `context`: logs read only to give the audited rounds their
     history (never reported themselves); `window`: only the rounds that start within it
@@ -417,7 +419,10 @@ def run(
     spill are planned within; a log that cannot fit it is refused (AuditError) before
     its parts are read. `export`: the exports read through a profile (their events, at
     their own files and lines), in place of reading `sources` (its `sources` and
-    `context`).
+    `context`). `max_line`: the longest line of a text log read (None:
+    ingest.text.MAX_LINE_BYTES); a longer one is an input finding at its line. A file
+    that holds no row at all is an AuditError (an empty export is usually one that
+    failed) unless `allow_empty`.
 
     A log of several parts is audited in a worker process started with spawn: a script
     calling this must do so under `if __name__ == "__main__":`."""
@@ -437,14 +442,15 @@ def run(
             worker.start()
         with storage.work_folder(workdir) as spilled:
             return _run(sources, list(context), window, house, rs, worker, progress, spilled,
-                        limit, export)
+                        limit, export, max_line, allow_empty)
     finally:
         worker.stop()
 
 
 def _run(sources: list[Source], context: list[Source], window: Window | None,
          house: HouseRules, rs: Rulesets, worker: _Worker | _Pool, progress: Progress,
-         workdir: Path, limit: budget.Budget, export: Translated | None = None) -> AuditResult:
+         workdir: Path, limit: budget.Budget, export: Translated | None = None,
+         max_line: int | None = None, allow_empty: bool = False) -> AuditResult:
     every = [*sources, *context]
     text = spill.text_bytes(every)
     if export is not None and export.spilled is not None:
@@ -455,7 +461,10 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
         hold = limit.held_rows(compact.ROWS_AT_MOST)
         log = open_log(every, workdir, spill_all=isinstance(worker, _Pool),
                        spill_text=not limit.holds_text(text), hold_rows=hold,
-                       chunk_bytes=limit.chunk_bytes())
+                       chunk_bytes=limit.chunk_bytes(), max_line=max_line,
+                       hold_text=limit.text_held_at_most())
+    if not allow_empty:
+        _refuse_empty(log, export)
     log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
     on = _first_day(log, len(sources), window)
     setting = Setting(log, house, rs, on)
@@ -494,6 +503,18 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
     findings = relocated(findings, log)
     return AuditResult(totals, fnd.order(findings), house, rs, on, applied, contexts, plan,
                        coverage, export)
+
+
+def _refuse_empty(log: Log, export: Translated | None) -> None:
+    """An AuditError naming the first file that holds no row at all: a nightly job's
+    empty export is an export that failed, not a day without play."""
+    empty = ([e.path for e in export.exports if e.rows == 0 and not e.problems]
+             if export is not None else log.empty_files())
+    if empty:
+        others = f" (and {len(empty) - 1} other file(s))" if len(empty) > 1 else ""
+        raise AuditError(
+            f"{empty[0]}{others} holds no rows: an empty log is usually an export that "
+            "failed; nothing was audited (--allow-empty audits it as a day without play)")
 
 
 def _planned(log: Log, limit: budget.Budget, worker: _Worker | _Pool,

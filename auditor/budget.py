@@ -130,9 +130,13 @@ class Budget:
         a small log's, audited by one worker; else every text file is spilled."""
         if self.workers > 1 or self.cluster:
             return False
+        return text_bytes <= self.text_held_at_most()
+
+    def text_held_at_most(self) -> int:
+        """The text that may be read whole and held, in all: a gzip file's size only
+        foretells its text, so its reading stops past this (and the log is spilled)."""
         room = self.bytes - self.local_processes * PROCESS_BYTES
-        return (text_bytes <= spill.SPILL_BYTES
-                and text_bytes * TEXT_HELD_FACTOR <= room // 2)
+        return max(0, min(spill.SPILL_BYTES, room // 2 // TEXT_HELD_FACTOR))
 
     def held_rows(self, at_most: int) -> int:
         """Parquet rows that may be held typed for all the parts (one worker only)."""

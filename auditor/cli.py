@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
+import os
+import signal
 import sys
 from datetime import date, datetime
 from pathlib import Path
@@ -95,19 +98,23 @@ def _credentials(key: Path | None, cert: Path | None, timestamp_url: str | None 
         raise Failure(f"signing: {exc}") from None
 
 
-def _sign(out: Path, credentials, quiet: bool = False) -> None:
+def _sign(out: Path, credentials, quiet: bool = False, shown: Path | None = None) -> None:
+    """Sign OUT/report.pdf; `shown`: the folder named in messages (where OUT is put)."""
     if credentials is None:
         return
     from .report import sign
 
+    shown = shown or out
     try:
         reason = sign.sign_report(out, credentials)
     except sign.SigningError as exc:
-        raise Failure(f"signing: {exc}; the report is written, unsigned") from None
+        written = ("the report is written, unsigned" if shown == out
+                   else f"nothing was written to {shown}")
+        raise Failure(f"signing: {exc}; {written}") from None
     if not quiet:
         tsa = credentials.timestamper
         stamped = f" (time-stamped by {tsa.url})" if tsa else ""
-        click.echo(f"signed {out / 'report.pdf'}: {reason}{stamped}", err=True)
+        click.echo(f"signed {shown / 'report.pdf'}: {reason}{stamped}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -237,21 +244,39 @@ def main() -> None:
     help="Read LOGS and --context as a table system's own exports, through this export "
     "profile (export-profiles-v1): files of any extension its sources' `files` match.",
 )
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="Audit a log that holds no rows as a day without play (0 rows in the summary "
+    "and on the report's cover). Without it, a file with no rows is exit 2: a nightly "
+    "job's empty export is usually one that failed.",
+)
+@click.option(
+    "--max-line",
+    metavar="MB",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="The longest line of a text log read, in MB (2^20 bytes); a longer line is an "
+    "input finding at its line (IN002), read no further.",
+)
 @_signing_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detail_per_rule,
           context_logs, gaming_day, start, until, workers, cluster, workdir, quiet,
           memory=None, store_url=None, sign_key=None, sign_cert=None, timestamp_url=None,
-          profile_path=None):
-    """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet)."""
+          profile_path=None, allow_empty=False, max_line=None):
+    """Audit LOGS (files, folders or globs of .jsonl/.ndjson/.csv[.gz] or .parquet).
+
+    Every file of the run (findings, summary, report) is written into a folder beside
+    OUT and put in place of OUT at the end: OUT holds the previous run or this one,
+    never a mix."""
     from . import audit as audit_mod
-    from . import details as dtl
-    from . import findings as fnd
-    from . import summary as summ
     from .house import HouseRulesError
     from .house import load as load_house
     from .ingest import storage
     from .ingest.sources import SourceError, expand
+    from .run_folder import RunFolder, RunFolderError
 
     rs = _rulesets(rulesets_root)
     try:
@@ -260,61 +285,85 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         raise Failure(f"{house_path}: {exc}") from None
     if workdir is not None:
         workdir = _work_folder(workdir)
-    # exports too large to hold are spilled by table while the audit runs, then removed
-    with contextlib.ExitStack() as held:
-        spilled = (held.enter_context(storage.work_folder(workdir))
-                   if profile_path is not None else None)
-        export = _exports(profile_path, logs, context_logs, house, memory, spilled)
-        try:
-            if export is not None:
-                sources, context = export.sources, export.context
-            else:
-                sources = expand(list(logs))
-                context = expand(list(context_logs)) if context_logs else []
-        except SourceError as exc:
-            raise Failure(str(exc)) from None
-        window = _window(house, gaming_day, start, until)
-        if no_report and (sign_key or sign_cert or timestamp_url):
-            raise Failure("--sign-key signs the report: drop --no-report")
-        credentials = _credentials(sign_key, sign_cert, timestamp_url)
-        recorder = _store(store_url)
-        progress = _progress(quiet)
-        progress(f"reading {len(sources) + len(context)} file(s)")
-        try:
-            result = audit_mod.run(sources, house, rs, progress=progress, context=context,
-                                   window=window, workdir=workdir, workers=workers,
-                                   cluster=cluster,
-                                   memory=None if memory is None else int(memory * (1 << 30)),
-                                   export=export)
-        except audit_mod.AuditError as exc:
-            raise Failure(f"the audit stopped: {exc}") from None
-    if not quiet and result.plan is not None:
-        if sys.stderr.isatty():
-            click.echo("", err=True)
-        click.echo(f"auditor: {result.plan.sentence()}", err=True)
-    progress("writing findings")
-    fnd.write(result.findings, out)
-    summary = summ.build(result, datetime.now().astimezone())
-    _compare(recorder, summary, result.findings, out)
-    summ.write(summary, out)
-    from .report.evidence import keep_house_rules, keep_profile
+    if no_report and (sign_key or sign_cert or timestamp_url):
+        raise Failure("--sign-key signs the report: drop --no-report")
+    folder = RunFolder(out)
+    try:
+        staged = folder.open()
+    except RunFolderError as exc:
+        raise Failure(str(exc)) from None
+    try:
+        # exports too large to hold are spilled by table while the audit runs, then removed
+        with contextlib.ExitStack() as held:
+            storage.reclaim(workdir)
+            spilled = (held.enter_context(storage.work_folder(workdir))
+                       if profile_path is not None else None)
+            export = _exports(profile_path, logs, context_logs, house, memory, spilled)
+            try:
+                if export is not None:
+                    sources, context = export.sources, export.context
+                else:
+                    sources = expand(list(logs))
+                    context = expand(list(context_logs)) if context_logs else []
+            except SourceError as exc:
+                raise Failure(str(exc)) from None
+            window = _window(house, gaming_day, start, until)
+            credentials = _credentials(sign_key, sign_cert, timestamp_url)
+            recorder = _store(store_url)
+            progress = _progress(quiet)
+            progress(f"reading {len(sources) + len(context)} file(s)")
+            try:
+                result = audit_mod.run(
+                    sources, house, rs, progress=progress, context=context, window=window,
+                    workdir=workdir, workers=workers, cluster=cluster,
+                    memory=None if memory is None else int(memory * (1 << 30)),
+                    export=export, max_line=int(max_line * (1 << 20)),
+                    allow_empty=allow_empty)
+            except audit_mod.AuditError as exc:
+                raise Failure(f"the audit stopped: {exc}") from None
+        if not quiet and result.plan is not None:
+            if sys.stderr.isatty():
+                click.echo("", err=True)
+            click.echo(f"auditor: {result.plan.sentence()}", err=True)
+        summary = _write_run(result, staged, out, recorder, house_path, profile_path,
+                             detail_per_rule, progress)
+        if not no_report:
+            progress("rendering the report")
+            from .report import render
 
-    keep_house_rules(house_path, out)
-    keep_profile(profile_path, out)
-    progress("replaying the rounds to show")
-    dtl.write(dtl.round_details(result, detail_per_rule), out, detail_per_rule)
-    if not no_report:
-        progress("rendering the report")
-        from .report import render
-
-        render(out, paper=paper, rulesets=rs, detail_per_rule=detail_per_rule)
-        _sign(out, credentials, quiet)
-    _land(recorder, out, progress)
+            render(staged, paper=paper, rulesets=rs, detail_per_rule=detail_per_rule)
+            _sign(staged, credentials, quiet, out)
+        _land(recorder, folder, progress)
+    except BaseException:
+        folder.abandon()
+        raise
     progress("done")
     if not quiet and sys.stderr.isatty():
         click.echo("", err=True)
     _print_summary(summary, out, quiet)
     sys.exit(_exit_status(summary, fail_on))
+
+
+def _write_run(result, staged: Path, out: Path, recorder, house_path: Path,
+               profile_path: Path | None, detail_per_rule: int, progress) -> dict:
+    """The run's files into its folder (`staged`, to be put in place of `out`): the
+    findings, the summary (with the store's comparison), the house rules and profile
+    applied, and the rounds the report replays."""
+    from . import details as dtl
+    from . import findings as fnd
+    from . import summary as summ
+    from .report.evidence import keep_house_rules, keep_profile
+
+    progress("writing findings")
+    fnd.write(result.findings, staged)
+    summary = summ.build(result, datetime.now().astimezone())
+    _compare(recorder, summary, result.findings, staged, out)
+    summ.write(summary, staged)
+    keep_house_rules(house_path, staged)
+    keep_profile(profile_path, staged)
+    progress("replaying the rounds to show")
+    dtl.write(dtl.round_details(result, detail_per_rule), staged, detail_per_rule)
+    return summary
 
 
 def _exports(profile_path: Path | None, logs, context_logs, house=None,
@@ -393,11 +442,11 @@ def _store(url: str | None):
         raise Failure(f"--store: {exc}") from None
 
 
-def _compare(recorder, summary: dict, findings, out: Path) -> None:
+def _compare(recorder, summary: dict, findings, staged: Path, out: Path) -> None:
     from .store import StoreError
 
     try:
-        recorder.prepare(summary, findings, out)
+        recorder.prepare(summary, findings, staged, recorded_as=out)
     except StoreError as exc:
         raise Failure(f"--store: {exc}; nothing was written to the store") from None
 
@@ -413,16 +462,20 @@ def _carry_now(url: str, out: Path) -> None:
         raise Failure(f"--store: {exc}") from None
 
 
-def _land(recorder, out: Path, progress) -> None:
-    """The run into the store, last: an audit that failed before wrote nothing there."""
+def _land(recorder, folder, progress) -> None:
+    """The run into the store and its folder put in place, together, last: the folder's
+    rename runs inside the store's transaction, just before it commits, so that an
+    audit that fails before either writes neither."""
     from .store import StoreError
 
-    progress("writing to the findings store")
+    progress("writing the run")
     try:
-        recorder.land()
+        recorder.land(before_commit=folder.commit)
     except StoreError as exc:
-        raise Failure(f"--store: {exc}; the audit's files are in {out}, but nothing of the "
-                      "run was written to the store") from None
+        placed = (f"the run's files are in {folder.out}, but" if folder.committed
+                  else f"{folder.out} keeps the run before; and")
+        raise Failure(f"--store: {exc}; {placed} nothing of the run was written to the "
+                      "store") from None
 
 
 def _print_summary(summary: dict, out: Path, quiet: bool) -> None:
@@ -885,5 +938,51 @@ def review_export(store_url, out):
         click.echo(f"{rows.height} disposition(s) -> {out}", err=True)
 
 
+class Stopped(BaseException):
+    """A signal to stop (SIGINT, SIGTERM): raised where the command is, so that what it
+    holds is let go on the way out (its workers, its work folder, an unfinished run)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, _frame) -> None:
+    # the worker processes first: a pool waits for its parts on shutting down
+    for child in multiprocessing.active_children():
+        child.terminate()
+    raise Stopped(signum)
+
+
+def entry() -> None:
+    """The `auditor` command: `main`, with a signal to stop and any failure of the
+    system (an I/O error, a full disk) or of the auditor itself said in one line and
+    exit 2, never a traceback (AUDITOR_TRACEBACK=1 shows one)."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _stop)
+    try:
+        main()
+    except Stopped as stop:
+        name = signal.Signals(stop.signum).name
+        click.echo(f"auditor: stopped by {name}; nothing more was written (an audit's --out "
+                   "keeps the run before)", err=True)
+        sys.exit(128 + stop.signum)
+    except Exception as exc:  # noqa: BLE001 - said in one line below, exit 2
+        if os.environ.get("AUDITOR_TRACEBACK"):
+            raise
+        click.echo(f"auditor: {_failure_sentence(exc)}", err=True)
+        sys.exit(2)
+
+
+def _failure_sentence(exc: Exception) -> str:
+    """What a failure outside the auditor's own checks was, in one line."""
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}; the command stopped"
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return (f"the command failed ({type(exc).__name__}: {first}); this is a fault of the "
+            "auditor: please report it with the command that gave it")
+
+
 if __name__ == "__main__":
-    main()
+    entry()

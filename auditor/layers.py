@@ -24,12 +24,13 @@ LAYERS: tuple[Layer, ...] = (
     Layer("command line", "the `auditor` command: parses the options, runs the rest",
           ("auditor.cli",)),
     Layer("orchestration and outputs",
-          "an audit run in parts and its totals; the report, the store, the review app; "
+          "an audit run in parts and its totals; its output folder, put in place whole; "
+          "the report, the store, the review app; "
           "simulated logs; the manual's generated pages",
           ("auditor.audit", "auditor.audit_part", "auditor.summary", "auditor.details",
            "auditor.report", "auditor.store", "auditor.review", "auditor.paragraphs",
            "auditor.coverage", "auditor.dealers", "auditor.eras", "auditor.findings",
-           "auditor.simulate", "auditor.docs_pages")),
+           "auditor.simulate", "auditor.docs_pages", "auditor.run_folder")),
     Layer("rules", "each rule's id, title and docs, and the checks of the game rules",
           ("auditor.rules",)),
     Layer("game replays",

@@ -208,6 +208,9 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
     return {
         "auditor_version": __version__,
         "run_at": run_at.isoformat(timespec="seconds"),
+        # the folder is put in place only once its report and its store write are done
+        # (run_folder): a summary.json read there is of a complete run
+        "complete": True,
         "facility": result.house.facility,
         "house_rules": {
             "path": str(result.house.path) if result.house.path else None,

@@ -79,7 +79,7 @@ def test_the_spill_is_read_in_chunks_the_budget_can_hold(folder, monkeypatch, tm
     _tiny_model(monkeypatch)
     seen = []
     real = spill.spill
-    monkeypatch.setattr(spill, "spill", lambda *a: seen.append(a[-1]) or real(*a))
+    monkeypatch.setattr(spill, "spill", lambda *a: seen.append(a[6]) or real(*a))
     largest = int(open_log(sources).table_rows["rows"].max())
     memory = 2 * budget.PART_ROW_BYTES * (largest + 200)  # chunks of tens of kB
     result = audit.run(sources, house, rs, memory=memory, workdir=tmp_path)

@@ -8,13 +8,12 @@ a large log are spilled this way (spill).
 from __future__ import annotations
 
 import dataclasses
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import polars as pl
 
-from . import readers, sourced
+from . import readers, sourced, text
 from . import vocabulary as v
 from .problems import Problem
 from .sources import Source
@@ -49,18 +48,22 @@ class Parsed:
     sourced: bool = False  # (1.2) its rows may name the export file and line they came from
 
 
-def numbered(source: Source, chunk_bytes: int | None = None) -> Iterator[Chunk]:
+def numbered(source: Source, chunk_bytes: int | None = None,
+             max_line: int | None = None) -> Iterator[Chunk]:
     """The file's chunks (of about `chunk_bytes`; CHUNK_BYTES where not said) with their
-    place, a CSV file's header with each chunk after the one it heads."""
+    place, a CSV file's header with each chunk after the one it heads; lines longer
+    than `max_line` are cut out and reported (text.pieces)."""
     header: bytes | None = None
     before = 0
-    chunks = _chunks(source, chunk_bytes or CHUNK_BYTES)
-    for number, (text, problems, newlines) in enumerate(chunks):
-        yield Chunk(number, text, before, problems, header, newlines)
-        if source.encoding == "csv" and header is None and text:
-            end = text.find(b"\n")
-            header = text if end < 0 else text[:end]
-        before += newlines + (0 if text.endswith(b"\n") or not text else 1)
+    pieces = text.pieces(source, chunk_bytes or CHUNK_BYTES, max_line,
+                         read_bytes=(chunk_bytes or CHUNK_BYTES) // (GZIP_RATIO if source.gzip
+                                                                      else 1))
+    for number, piece in enumerate(pieces):
+        yield Chunk(number, piece.text, before, piece.problems, header, piece.newlines)
+        if source.encoding == "csv" and header is None and piece.text:
+            end = piece.text.find(b"\n")
+            header = piece.text if end < 0 else piece.text[:end]
+        before += piece.newlines + (0 if piece.text.endswith(b"\n") or not piece.text else 1)
 
 
 def whole_lines(chunk: Chunk, encoding: str) -> tuple[bytes, int]:
@@ -115,66 +118,6 @@ def at(problem: Problem, offset: int) -> Problem:
     message = problem.message
     if problem.line is not None and problem.rule_id == readers.IN_RECORD_MALFORMED:
         message = message.replace(f"Line {problem.line} ", f"Line {line} ", 1)
+    elif problem.line is not None and problem.rule_id == readers.IN_FILE_UNREADABLE:
+        message = message.replace(f"after line {problem.line};", f"after line {line};", 1)
     return dataclasses.replace(problem, line=line, message=message)
-
-
-def _chunks(source: Source, chunk_bytes: int) -> Iterator[tuple[bytes, list[Problem], int]]:
-    """The file's text in chunks of whole lines (about `chunk_bytes` each), with the
-    problems of reading it (a gzip stream cut or corrupt: reported where it stops) and
-    the line breaks it holds (counted once, here)."""
-    try:
-        handle = source.path.open("rb")
-    except OSError as exc:
-        yield b"", [readers.unreadable(f"the file cannot be read: {exc.strerror or exc}")], 0
-        return
-    with handle:
-        if source.gzip:
-            yield from _gzip_chunks(handle, chunk_bytes)
-            return
-        while True:
-            # a chunk ends at a line's end: the rest of the line is read after it
-            chunk = handle.read(chunk_bytes)
-            if chunk and not chunk.endswith(b"\n"):
-                chunk += handle.readline()
-            yield chunk, [], chunk.count(b"\n")
-            if not chunk:
-                return
-
-
-def _gzip_chunks(handle, chunk_bytes: int) -> Iterator[tuple[bytes, list[Problem], int]]:
-    """_chunks of a gzip file, decompressed as it streams."""
-    tail = b""
-    lines = 0
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    while True:
-        # read a sixth of a chunk at a time: the text is what is held
-        block = handle.read(chunk_bytes // GZIP_RATIO)
-        problems: list[Problem] = []
-        ended = not block
-        if block:
-            try:
-                block = inflater.decompress(block)
-            except zlib.error as exc:
-                # what was read before the damage is still audited
-                problems.append(readers.unreadable(f"the gzip data is corrupt: {exc}"))
-                yield tail, problems, tail.count(b"\n")
-                return
-        data = tail + block
-        if ended:
-            newlines = data.count(b"\n")
-            if not inflater.eof:
-                cut = lines + newlines + 1
-                # at its line within this last chunk (numbered adds the lines before it)
-                problems.append(readers.unreadable(
-                    f"the gzip stream ends early after line {cut}; what followed is lost",
-                    line=cut - lines))
-            yield data, problems, newlines
-            return
-        end = data.rfind(b"\n")
-        if end < 0:
-            tail = data
-            continue
-        chunk, tail = data[: end + 1], data[end + 1:]
-        newlines = chunk.count(b"\n")
-        lines += newlines
-        yield chunk, problems, newlines

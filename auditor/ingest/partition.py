@@ -31,6 +31,7 @@ from . import chunks, compact, readers, sourced, spill, storage
 from .parse import time_of
 from .readers import RawFile
 from .sources import Source, sha256_of
+from .text import TextTooLarge
 
 TABLE = "table_id"
 # (1.2) the export file and line a row was imported from: findings report them
@@ -77,6 +78,12 @@ class Log:
     read_once: bool = False
     scope: Scope = field(default_factory=Scope)  # what is audited, what is context only
     hold_rows: int | None = None  # Parquet rows held at most (None: compact.ROWS_AT_MOST)
+    max_line: int | None = None  # the longest line read (None: text.MAX_LINE_BYTES)
+
+    def empty_files(self) -> list[Path]:
+        """The files that hold no row at all, and nothing that could not be read."""
+        return [file.path for file, held in zip(self.files, self.held, strict=True)
+                if file.rows == 0 and not _said_of(held)]
 
     def first_day_of(self, file_ids: range) -> date | None:
         """The earliest day of the files `file_ids`."""
@@ -88,10 +95,7 @@ class Log:
         """Whether some row may have no known round: a row without a table, or a
         record that could not be read (its rounds can only be guessed around it)."""
         no_table = self.table_rows["table_id"].null_count() > 0
-        unreadable = any(h.problems or (h.text is not None and h.text.problems)
-                         or (h.spilled is not None and h.spilled.problems)
-                         for h in self.held)
-        return no_table or unreadable
+        return no_table or any(_said_of(h) for h in self.held)
 
     def parts(self, tables: list[str] | None, first: bool) -> Iterator[tuple[int, RawFile]]:
         """Every file's rows of `tables` (None: every table), with the rows without a
@@ -150,6 +154,12 @@ class Log:
             return None
 
 
+def _said_of(held: _Held) -> bool:
+    """Whether reading the file found a problem of its own (it cannot be read, ...)."""
+    return bool(held.problems or (held.text is not None and held.text.problems)
+                or (held.spilled is not None and held.spilled.problems))
+
+
 def _in_part(tables: list[str] | None, first: bool, present: bool) -> pl.Expr:
     if tables is None:
         return pl.lit(True)
@@ -172,17 +182,32 @@ def _text_part(held: _Held, tables: list[str] | None, first: bool) -> RawFile:
 
 def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool = False,
              spill_text: bool | None = None, hold_rows: int | None = None,
-             chunk_bytes: int | None = None) -> Log:
+             chunk_bytes: int | None = None, max_line: int | None = None,
+             hold_text: int | None = None) -> Log:
     """The files looked over (rows per table, the first day), Parquet files kept where
     they are, and the text files, judged for the log as a whole, read whole or, with a
     `workdir`, spilled there by table a chunk at a time (`spill_text`; None: where
     there is more text than spill.SPILL_BYTES). `spill_all`: every file is spilled
     (parts read side by side); `hold_rows`: the Parquet rows the parts may hold typed
     (None: compact.ROWS_AT_MOST), a larger file being spilled instead; `chunk_bytes`:
-    the text spilled at once (None: chunks.CHUNK_BYTES)."""
+    the text spilled at once (None: chunks.CHUNK_BYTES); `max_line`: the longest line
+    read (None: text.MAX_LINE_BYTES); `hold_text`: the text that may be held whole, in
+    all (None: any): gzip files that hold more than their size foretold are spilled
+    instead, with the rest of the log's text."""
     if spill_text is None:
         spill_text = spill.should_spill(sources)
     spill_text = workdir is not None and (spill_all or spill_text)
+    try:
+        return _open_log(sources, workdir, spill_all, spill_text, hold_rows, chunk_bytes,
+                         max_line, None if workdir is None else hold_text)
+    except TextTooLarge:
+        return _open_log(sources, workdir, spill_all, True, hold_rows, chunk_bytes,
+                         max_line, None)
+
+
+def _open_log(sources: list[Source], workdir: Path | None, spill_all: bool, spill_text: bool,
+              hold_rows: int | None, chunk_bytes: int | None, max_line: int | None,
+              hold_text: int | None) -> Log:
     hold = _rows_held(hold_rows)
     files, held, counts, days = [], [], [], []
     # each file's hash is taken while polars looks the files over (hashing lets go of
@@ -200,11 +225,13 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
                         workdir / f"file-{len(held)}", len(held), item.missing)
             elif spill_text:
                 item.spilled = spill.spill(source, workdir / f"file-{len(held)}", len(held),
-                                           counts, days, _first_day, chunk_bytes)
+                                           counts, days, _first_day, chunk_bytes, max_line)
                 rows, lost = item.spilled.rows, item.spilled.rows_lost
                 item.sourced = item.spilled.sourced
             else:
-                item.text = readers.read(source)
+                item.text = readers.read(source, max_line, hold_text)
+                if hold_text is not None:
+                    hold_text -= item.text.text_bytes
                 item.sourced = item.text.sourced
                 frame = item.text.frame
                 present = TABLE in frame.columns
@@ -226,7 +253,8 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
         .group_by(TABLE).agg(pl.col("rows").sum()).sort(TABLE, nulls_last=True)
     )
     known = [d for d in days if d is not None]
-    return Log(files, held, table_rows, min(known) if known else None, hold_rows=hold_rows)
+    return Log(files, held, table_rows, min(known) if known else None, hold_rows=hold_rows,
+               max_line=max_line)
 
 
 def _rows_held(hold_rows: int | None) -> int:
@@ -291,7 +319,7 @@ def relocated(findings: pl.DataFrame, log: Log) -> pl.DataFrame:
     if not named or findings.is_empty():
         return findings
     at = findings.filter(pl.col("file").is_in(list(named)) & pl.col("line").is_not_null())
-    places = [_places(named[name], set(lines))
+    places = [_places(named[name], set(lines), max_line=log.max_line)
               for name, lines in at.group_by("file").agg(pl.col("line").unique()).iter_rows()]
     if not places:
         return findings
@@ -302,13 +330,14 @@ def relocated(findings: pl.DataFrame, log: Log) -> pl.DataFrame:
             .drop("_file", "_line"))
 
 
-def _places(source: Source, lines: set[int], chunk_bytes: int | None = None) -> pl.DataFrame:
+def _places(source: Source, lines: set[int], chunk_bytes: int | None = None,
+            max_line: int | None = None) -> pl.DataFrame:
     """(file, line, _file, _line): where each of `lines` of a file was imported from."""
     name = pl.lit(str(source.path)).alias("file")
     if source.encoding != "parquet":
         # a chunk at a time, as the file was read: a large log's text is never held whole
         found = [_chunk_places(chunk, source.encoding, lines)
-                 for chunk in chunks.numbered(source, chunk_bytes)]
+                 for chunk in chunks.numbered(source, chunk_bytes, max_line)]
         return pl.concat([pl.DataFrame(schema=sourced.PLACES), *found]).select(
             name, "line", "_file", "_line")
     return (_scan_parquet(source.path).with_row_index("line", offset=1)

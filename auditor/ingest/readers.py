@@ -14,18 +14,17 @@ import csv
 import io
 import json
 import re
-import zlib
 from dataclasses import dataclass, field
 
 import polars as pl
 
-from . import sourced
+from . import sourced, text
 from . import vocabulary as v
 from .problems import Problem
 from .sources import Source
 
-IN_FILE_UNREADABLE = "IN001"
-IN_RECORD_MALFORMED = "IN002"
+IN_FILE_UNREADABLE = text.IN_FILE_UNREADABLE
+IN_RECORD_MALFORMED = text.IN_RECORD_MALFORMED
 
 TEXT_SCHEMA = {c: pl.String for c in v.COLUMNS}
 # The format's integers (and JSON's booleans) typed by polars' reader as it reads them:
@@ -47,17 +46,21 @@ class RawFile:
     # of `frame`: a Parquet file held typed for all its parts (compact.Held)
     typed: tuple[pl.DataFrame, pl.DataFrame] | None = None
     sourced: bool = False  # (1.2) its rows name the export file and line they came from
+    text_bytes: int = 0  # the text read (decompressed), where read whole
 
 
-def read(source: Source) -> RawFile:
+def read(source: Source, max_line: int | None = None, cap: int | None = None) -> RawFile:
     """Read a JSON Lines or CSV log file; never raises for bad content, only reports it.
-    (Parquet files are scanned part by part: `partition`.)"""
-    data, problems = read_bytes(source)
+    Lines longer than `max_line` are cut out and reported (text.pieces); more than `cap`
+    bytes of text is text.TextTooLarge. (Parquet files are scanned part by part:
+    `partition`.)"""
+    data, problems = read_bytes(source, max_line, cap)
     if data is None:
         return RawFile(empty(), problems)
     raw = _read_jsonl(data) if source.encoding == "jsonl" else _read_csv(data)
     raw.problems[:0] = problems
     raw.sourced = sourced.names_sources(data, source.encoding)
+    raw.text_bytes = len(data)
     return raw
 
 
@@ -65,34 +68,20 @@ def empty() -> pl.DataFrame:
     return pl.DataFrame(schema={**TEXT_SCHEMA, v.LINE: pl.Int64})
 
 
-def read_bytes(source: Source) -> tuple[bytes | None, list[Problem]]:
-    try:
-        data = source.path.read_bytes()
-    except OSError as exc:
-        return None, [unreadable(f"the file cannot be read: {exc.strerror or exc}")]
-    if not source.gzip:
-        return data, []
-    # Decompress what there is: a cut-off gzip stream still yields its lines,
-    # and the cut is reported rather than losing the whole file.
-    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        out = inflater.decompress(data)
-    except zlib.error as exc:
-        return None, [unreadable(f"the gzip data is corrupt: {exc}")]
-    if not inflater.eof:
-        lines = out.count(b"\n") + 1
-        return out, [
-            unreadable(
-                f"the gzip stream ends early after line {lines}; what followed is lost",
-                line=lines,
-            )
-        ]
-    return out, []
+def read_bytes(source: Source, max_line: int | None = None,
+               cap: int | None = None) -> tuple[bytes | None, list[Problem]]:
+    """The file's text whole (a gzip file's, every member), its long lines cut out, and
+    the problems of reading it: what was read before a fault is still read."""
+    piece = next(text.pieces(source, None, max_line, cap,
+                             read_bytes=None if not source.gzip else text.READ_BYTES), None)
+    if piece is None:
+        return b"", []
+    if not piece.text and piece.problems:
+        return None, piece.problems  # nothing could be read
+    return piece.text, piece.problems
 
 
-def unreadable(message: str, line: int | None = None) -> Problem:
-    sentence = message[0].upper() + message[1:] + "."
-    return Problem(IN_FILE_UNREADABLE, line, None, None, "a readable file", sentence)
+unreadable = text.unreadable
 
 
 # --- JSON Lines -------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +40,58 @@ def encoding_of(path: Path) -> tuple[str, bool] | None:
 
 
 def _files_in(folder: Path) -> list[Path]:
-    return sorted((p for p in folder.rglob("*") if encoding_of(p) and p.is_file()),
-                  key=lambda p: p.parts)
+    """The log files below a folder, by extension: regular files, and symbolic links
+    that lead nowhere (each is then an input finding: a log the folder names and that
+    cannot be read is reported, never dropped). A folder below it that cannot be
+    listed is a SourceError: its logs would be lost without a word."""
+    if storage.is_remote(folder):
+        return sorted((p for p in folder.rglob("*") if encoding_of(p) and p.is_file()),
+                      key=lambda p: p.parts)
+    found: list[Path] = []
+    _walk(folder, found, set())
+    return sorted(found, key=lambda p: p.parts)
+
+
+def _walk(folder: Path, found: list[Path], seen: set[str]) -> None:
+    """Every log file below `folder` into `found`, following links to folders (each
+    folder once: a link back up is no loop)."""
+    real = os.path.realpath(folder)
+    if real in seen:
+        return
+    seen.add(real)
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError as exc:
+        raise SourceError(f"{folder}: the folder cannot be read ({exc.strerror or exc})"
+                          ) from None
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            if entry.is_dir():
+                _walk(path, found, seen)
+            elif encoding_of(path) and (entry.is_file() or _dangling(path)):
+                found.append(path)
+        except OSError as exc:
+            raise SourceError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _dangling(path: Path) -> bool:
+    """A symbolic link whose target does not exist."""
+    return path.is_symlink() and not path.exists()
+
+
+def _readable(path: Path) -> Path:
+    """The file, where it can be opened for reading (a link leading nowhere is left to
+    the reader, which reports it); else a SourceError naming it."""
+    if storage.is_remote(path) or _dangling(path):
+        return path
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise SourceError(f"{path}: the file cannot be read ({exc.strerror or exc})") from None
+    return path
 
 
 def expand(arguments: list[str]) -> list[Source]:
@@ -58,15 +109,16 @@ def expand(arguments: list[str]) -> list[Source]:
             raise SourceError(str(exc)) from exc
         except OSError as exc:  # a URL's store refused or could not be reached
             raise SourceError(f"{arg}: cannot be read ({exc})") from exc
-    unique = list(dict.fromkeys(p if storage.is_remote(p) else p.resolve() for p in paths))
-    return [Source(p, *encoding_of(p)) for p in unique]
+    unique = list(dict.fromkeys(p if storage.is_remote(p) or _dangling(p) else p.resolve()
+                                for p in paths))
+    return [Source(_readable(p), *encoding_of(p)) for p in unique]
 
 
 def _named_by(arg: str) -> list[Path]:
     """The log files one argument names."""
     if glob.has_magic(arg):
         matches = glob_matches(arg)
-        found = [m for m in matches if m.is_file() and encoding_of(m)]
+        found = [m for m in matches if (m.is_file() or _dangling(m)) and encoding_of(m)]
         found += [f for m in matches if m.is_dir() for f in _files_in(m)]
         if not found:
             raise SourceError(f"{arg}: the pattern matches no log file")

@@ -107,10 +107,12 @@ class _Piece:
 
 
 def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame],
-          days: list[date | None], first_day, chunk_bytes: int | None = None) -> Spilled:
+          days: list[date | None], first_day, chunk_bytes: int | None = None,
+          max_line: int | None = None) -> Spilled:
     """Read `source` (file `file_id` of the log) into `folder` a chunk (of `chunk_bytes`)
     at a time, two chunks at once (threads.in_order); each chunk's rows per table are
-    appended to `counts` and its first day to `days` (`first_day`: that of a frame)."""
+    appended to `counts` and its first day to `days` (`first_day`: that of a frame);
+    lines longer than `max_line` are cut out and reported (text.pieces)."""
     folder.mkdir(parents=True, exist_ok=True)
     out = Spilled(folder, file_id)
     found = chunks.Joined()
@@ -126,7 +128,7 @@ def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame]
             piece.counts = _write(frame, out, chunk.number, naming)
         return piece
 
-    for piece in in_order(work, chunks.numbered(source, chunk_bytes)):
+    for piece in in_order(work, chunks.numbered(source, chunk_bytes, max_line)):
         found.add(piece.parsed)
         if piece.counts is not None:
             counts.append(piece.counts)

@@ -9,8 +9,10 @@ packages and polars read them (AWS_*, GOOGLE_APPLICATION_CREDENTIALS, AZURE_*)."
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import socket
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -74,12 +76,23 @@ def write_parquet(frame: pl.DataFrame, path: Path, **options) -> None:
         frame.write_parquet(handle, **options)
 
 
+# A work folder is named for its machine and process (auditor-HOST-PID-...), so that
+# one left by a run that was killed can be told from a live run's and removed
+_WORK_FOLDER = re.compile(r"auditor-(\w+)-(\d+)-")
+
+
+def host() -> str:
+    """This machine's name, as a folder name may hold it."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", socket.gethostname()) or "host"
+
+
 @contextmanager
 def work_folder(workdir: Path | None) -> Iterator[Path | None]:
     """A fresh folder inside `workdir` for one audit's spilled parts, removed at the
     end however the audit ends; None without a workdir (a temporary local one is made)."""
     if workdir is None or not is_remote(workdir):
-        with tempfile.TemporaryDirectory(prefix="auditor-", dir=workdir) as folder:
+        prefix = f"auditor-{host()}-{os.getpid()}-"
+        with tempfile.TemporaryDirectory(prefix=prefix, dir=workdir) as folder:
             yield Path(folder)
         return
     folder = workdir / f"auditor-{uuid.uuid4().hex}"
@@ -87,6 +100,34 @@ def work_folder(workdir: Path | None) -> Iterator[Path | None]:
         yield folder
     finally:
         remove(folder)
+
+
+def reclaim(workdir: Path | None) -> None:
+    """Remove the work folders that audits on this machine left in `workdir` (None: the
+    system's temporary folder) when they were killed: their process is gone. A remote
+    workdir is shared by a cluster's machines and is left alone."""
+    if workdir is not None and is_remote(workdir):
+        return
+    root = Path(workdir or tempfile.gettempdir())
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        found = _WORK_FOLDER.match(entry.name)
+        if found and found.group(1) == host() and not alive(int(found.group(2))):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def alive(pid: int) -> bool:
+    """Whether a process of this machine is running (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def remove(folder: Path) -> None:

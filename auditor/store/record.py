@@ -21,6 +21,7 @@ earlier audit left in the folder, which would describe another run.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,13 @@ from .write import Run, local_time, new_run_id, utc_now, write
 
 
 class NoStore:
-    def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path) -> None:
+    def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path,
+                recorded_as: Path | None = None) -> None:
         cmp.forget(out)
         carried.forget(out)
 
-    def land(self) -> None:
-        pass
+    def land(self, before_commit: Callable[[], None] = lambda: None) -> None:
+        before_commit()
 
 
 class Recorder:
@@ -53,9 +55,13 @@ class Recorder:
         self.run_id = new_run_id(self.started_at)
         self.run: Run | None = None
 
-    def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path) -> None:
+    def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path,
+                recorded_as: Path | None = None) -> None:
+        """`out`: where the comparison and the dispositions are written; `recorded_as`:
+        the run's folder as the store records it (where `out` is put in the end)."""
         summary["run_id"] = self.run_id
-        self.run = Run(self.run_id, self.started_at, summary, with_ids(findings, summary), out)
+        self.run = Run(self.run_id, self.started_at, summary, with_ids(findings, summary),
+                       recorded_as or out)
         now = facts_now(self.run)
         ids = self.run.findings["finding_id"].to_list()
         with self.store.begin() as conn:
@@ -66,9 +72,11 @@ class Recorder:
         doc = carried.document(self.store.name, self.run_id, ids, decided, utc_now())
         carried.write(doc, out)
 
-    def land(self) -> None:
+    def land(self, before_commit: Callable[[], None] = lambda: None) -> None:
+        """The run into the store; `before_commit` (the run's folder put in place) runs
+        last inside its transaction, so that the two happen together."""
         try:
-            write(self.store, self.run)
+            write(self.store, self.run, before_commit)
         finally:
             self.store.close()
 

@@ -9,7 +9,7 @@ a run back to that folder and its report.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -158,8 +158,9 @@ def finding_rows(run: Run) -> Iterator[list[dict[str, Any]]]:
         yield [{"run_id": run.run_id, **row} for row in batch.iter_rows(named=True)]
 
 
-def write(store: Store, run: Run) -> None:
-    """The run, whole, in one transaction: nothing of it lands if any part fails."""
+def write(store: Store, run: Run, before_commit: Callable[[], None] = lambda: None) -> None:
+    """The run, whole, in one transaction: nothing of it lands if any part fails;
+    `before_commit` runs last within it (a failure there lands nothing either)."""
     with store.begin() as conn:
         migrate(conn)
         conn.execute(runs.insert(), [run_row(run, utc_now())])
@@ -172,3 +173,4 @@ def write(store: Store, run: Run) -> None:
                 conn.execute(table.insert(), rows)
         for batch in finding_rows(run):
             conn.execute(findings.insert(), batch)
+        before_commit()
