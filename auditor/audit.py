@@ -34,7 +34,7 @@ from .audit_part import (
 )
 from .coverage import Coverage, of_log
 from .house import HouseRules
-from .ingest import chunks, compact, spill, storage
+from .ingest import chunks, compact, folded, spill, storage
 from .ingest.partition import Log, dealt, open_log, open_rows, open_spilled, relocated
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
@@ -493,7 +493,9 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
             if kept.select((pl.col("game") == game).any()).item():
                 contexts[game] = _context_of_findings(game, kept, totals.unauditable, house, rs,
                                                       on)
-    totals.problems = problems_deduplicated(totals.problems, totals.missing_rows)
+    totals.problems = pl.concat([
+        problems_deduplicated(totals.problems, totals.missing_rows), folded.said(totals.tally)],
+        how="diagonal_relaxed")
     findings = pl.concat([fnd.from_problems(totals.problems, log.files), *found])
     coverage = of_log(totals.tables, export.tables if export else None,
                       export.unordered if export else None)

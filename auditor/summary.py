@@ -40,7 +40,7 @@ def accounting(result: AuditResult) -> dict[str, Any]:
     rows_audited = log.rows_audited
     # Reported rows counted directly: records lost, rows whose place is unknown,
     # and rows of unauditable rounds.
-    rows_reported = lost + log.unplaced.height + log.rows_withheld
+    rows_reported = lost + log.rows_unplaced + log.rows_withheld
     rounds_read = log.rounds_read
     rounds_reported = log.rounds_withheld
     rows = {
@@ -72,8 +72,7 @@ def _per_table(result: AuditResult) -> list[dict[str, Any]]:
     # rows whose round or seq did not parse still count for their table
     unplaced = (
         log.unplaced.filter(pl.col("table_id").is_not_null())
-        .group_by("table_id").agg(pl.len().alias("rows_unplaced"), pl.col("game").first())
-        .with_columns(pl.col("game").cast(pl.String))
+        .select("table_id", pl.col("rows").alias("rows_unplaced"), "game")
     )
     read = (
         read.join(unplaced, on="table_id", how="full", coalesce=True)

@@ -122,14 +122,17 @@ class Held:
     time_in_seconds: bool
     problems: pl.DataFrame  # values that did not parse, with their row's table code
 
-    def part(self, tables: list[str] | None, first: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """The rows of `tables` (None: all) and, when `first`, the rows without a table:
-        typed, in table order (each table's rows in file order), with their line, their
-        place in file order (RANK) and their table's code (TABLE_CODE); and the
-        problems of typing them."""
+    def part(self, tables: list[str] | None, first: bool,
+             untabled_until: int | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The rows of `tables` (None: all) and, when `first`, the rows without a table
+        (up to the line `untabled_until`, where later ones are counted apart): typed, in
+        table order (each table's rows in file order), with their line, their place in
+        file order (RANK) and their table's code (TABLE_CODE); and the problems of
+        typing them."""
         # the part's row numbers and table codes in file order, in one pass (a range
         # filtered: a third of the time of arg_true over the file)
-        wanted = self._wanted(pl.col(TABLE), tables, first)
+        line = pl.int_range(pl.len(), dtype=pl.Int64) + 1
+        wanted = self._wanted(pl.col(TABLE), tables, first, line, untabled_until)
         picked = self.frame.select(
             pl.int_range(pl.len(), dtype=pl.get_index_type()).filter(wanted).alias("row"),
             pl.col(TABLE).filter(wanted),
@@ -145,16 +148,20 @@ class Held:
             by_table.cast(pl.Int64).alias(RANK),
             held.get_column(TABLE).alias(TABLE_CODE),
         )
-        return frame, self._problems(tables, first)
+        return frame, self._problems(tables, first, untabled_until)
 
-    def _wanted(self, code: pl.Expr, tables: list[str] | None, first: bool) -> pl.Expr:
-        """Whether a row's table `code` is of the part (the first has the rows without)."""
+    def _wanted(self, code: pl.Expr, tables: list[str] | None, first: bool,
+                line: pl.Expr, untabled_until: int | None) -> pl.Expr:
+        """Whether a row's table `code` is of the part (the first has the rows without,
+        those on a line up to `untabled_until`)."""
         if tables is None:
             wanted = code.is_not_null()
         else:
             codes = pl.Series(tables, dtype=pl.String).cast(pl.Enum(self.tables)).to_physical()
             wanted = code.is_in(codes.implode())
-        return (wanted | code.is_null()) if first else wanted
+        without = code.is_null() if untabled_until is None else (
+            code.is_null() & (line <= untabled_until))
+        return (wanted | without) if first else wanted
 
     def _widened(self, name: str) -> pl.Expr:
         dtype, held = CANONICAL_SCHEMA[name], pl.col(name)
@@ -169,8 +176,10 @@ class Held:
             return (held.cast(pl.Int64) * scale + self.time_base).cast(dtype).alias(name)
         return held.cast(dtype)
 
-    def _problems(self, tables: list[str] | None, first: bool) -> pl.DataFrame:
-        return self.problems.filter(self._wanted(pl.col(_CODE), tables, first)).drop(_CODE)
+    def _problems(self, tables: list[str] | None, first: bool,
+                  untabled_until: int | None = None) -> pl.DataFrame:
+        wanted = self._wanted(pl.col(_CODE), tables, first, pl.col(v.LINE), untabled_until)
+        return self.problems.filter(wanted).drop(_CODE)
 
 
 _TEXTS = tuple(c for c in STRING_COLUMNS if c != TABLE)

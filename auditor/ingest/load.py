@@ -13,7 +13,7 @@ import polars as pl
 
 from ..scope import IN_SCOPE
 from ..series import stable_order_by_code
-from . import compact, schema, sequence
+from . import compact, schema, sequence, untabled
 from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, typed
 from .partition import InputFile, Log, open_log
@@ -45,6 +45,9 @@ class Ingested:
     # log's cut, a missing column): they get no warning of their own (IN014)
     said_once: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
         schema={"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}))
+    # per file, its rows without a table counted and not held (untabled): (file_id, rows,
+    # first_line, last_line); the first part's
+    cut: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=CUT))
 
     @property
     def rows_read(self) -> int:
@@ -53,6 +56,7 @@ class Ingested:
 
 
 IN_COLUMN_MISSING = "IN003"
+CUT = {v.FILE_ID: pl.Int32, "rows": pl.Int64, "first_line": pl.Int64, "last_line": pl.Int64}
 MISSING_ROWS = {v.FILE_ID: pl.Int32, "field": pl.String, "rows": pl.Int64,
                 "first_line": pl.Int64, "last_line": pl.Int64}
 
@@ -186,10 +190,13 @@ def ingest_part(
     places = pl.concat([f.select(PLACE) for f in (ordered, unplaced)])
     located = _locate(pl.concat(problems), places)
     # withheld as a bad row's, not reported again: rows lacking a column their file does
-    # not have (reported once per column), the rows before a gap in gapless seq
-    lacking, before_gaps = (
-        _locate(f, places) if f.height else located.clear() for f in (folded, before_gaps))
-    withheld = [located, lacking, before_gaps]
+    # not have (reported once per column), the rows before a gap in gapless seq, the
+    # rows without a table counted and not held (reported once per file)
+    cuts = log.cuts() if first else []
+    lacking, before_gaps, cut_lines = (
+        _locate(f, places) if f.height else located.clear()
+        for f in (folded, before_gaps, _cut_lines(cuts)))
+    withheld = [located, lacking, before_gaps, cut_lines]
     others = [] if tables is None else _tables_of_other_parts(log, tables)
     unauditable, orphans = _unauditable_rounds(pl.concat(withheld), places,
                                                orphans_elsewhere, others)
@@ -201,7 +208,29 @@ def ingest_part(
         if ordered["rid"].flags["SORTED_ASC"]:
             audited = audited.with_columns(pl.col("rid").set_sorted())
     return Ingested(log.files, ordered, unplaced, located, unauditable, audited, orphans,
-                    _missing_rows(lacking), _said_once(located, lacking))
+                    _missing_rows(lacking), _said_once(located, lacking), _cut_counts(cuts))
+
+
+def _cut_lines(cuts: list[tuple[int, untabled.Cut]]) -> pl.DataFrame:
+    """The rows without a table that were counted and not held, as lost rows for the
+    rounds around them: the first and last line of each run of them withhold what every
+    line of it would (untabled)."""
+    ends = [cut.runs.select(pl.lit(file_id, pl.Int32).alias(v.FILE_ID),
+                            pl.concat_list(v.LINE, "last").alias(v.LINE))
+            for file_id, cut in cuts]
+    if not ends:
+        return pl.DataFrame(schema=PROBLEM_SCHEMA)
+    return pl.concat(ends).explode(v.LINE).unique(maintain_order=True).select(
+        pl.lit(schema.IN_FIELD_MISSING).alias("rule_id"), pl.lit(None, pl.Int64).alias(v.ROW),
+        v.FILE_ID, v.LINE, pl.lit("table_id").alias("field"),
+        pl.lit(None, pl.String).alias("observed"), pl.lit(None, pl.String).alias("expected"),
+        pl.lit(None, pl.String).alias("message"),
+    ).cast(PROBLEM_SCHEMA)
+
+
+def _cut_counts(cuts: list[tuple[int, untabled.Cut]]) -> pl.DataFrame:
+    return pl.DataFrame([(n, c.rows, c.first_line, c.last_line) for n, c in cuts],
+                        schema=CUT, orient="row")
 
 
 def _said_once(located: pl.DataFrame, lacking: pl.DataFrame) -> pl.DataFrame:

@@ -27,7 +27,8 @@ from urllib.parse import unquote
 import polars as pl
 
 from ..scope import Scope
-from . import chunks, compact, readers, sourced, spill, storage
+from . import chunks, compact, readers, sourced, spill, storage, untabled
+from . import vocabulary as v
 from .parse import time_of
 from .readers import RawFile
 from .sources import Source, sha256_of
@@ -65,6 +66,13 @@ class _Held:
     spilled: spill.Spilled | None = None  # a large text file, spilled to Parquet by table
     # (1.2) its rows name the export file and line they were imported from
     sourced: bool = False
+    # its rows without a table past the log's allowance: counted, not held (untabled)
+    cut: untabled.Cut | None = None
+    untabled_until: int | None = None  # a Parquet file's: the last line of those held
+
+    @property
+    def cut_rows(self) -> int:
+        return self.cut.rows if self.cut is not None else 0
 
 
 @dataclass
@@ -79,6 +87,10 @@ class Log:
     scope: Scope = field(default_factory=Scope)  # what is audited, what is context only
     hold_rows: int | None = None  # Parquet rows held at most (None: compact.ROWS_AT_MOST)
     max_line: int | None = None  # the longest line read (None: text.MAX_LINE_BYTES)
+
+    def cuts(self) -> list[tuple[int, untabled.Cut]]:
+        """Each file's rows without a table that were counted, not held."""
+        return [(n, h.cut) for n, h in enumerate(self.held) if h.cut is not None]
 
     def empty_files(self) -> list[Path]:
         """The files that hold no row at all, and nothing that could not be read."""
@@ -106,7 +118,7 @@ class Log:
             elif held.text is not None:
                 yield file_id, _text_part(held, tables, first)
             elif self.read_once and tables is not None and self._held_typed(file_id):
-                frame, problems = held.typed.part(tables, first)
+                frame, problems = held.typed.part(tables, first, held.untabled_until)
                 own = list(held.problems) if first else []
                 yield file_id, RawFile(readers.empty(), own, 0, held.missing,
                                        typed=(frame, problems))
@@ -160,14 +172,18 @@ def _said_of(held: _Held) -> bool:
                 or (held.spilled is not None and held.spilled.problems))
 
 
-def _in_part(tables: list[str] | None, first: bool, present: bool) -> pl.Expr:
-    if tables is None:
-        return pl.lit(True)
+def _in_part(tables: list[str] | None, first: bool, present: bool,
+             untabled_until: int | None = None) -> pl.Expr:
+    """Whether a row is of the part: of its tables, or (the first part) without a table
+    and held (on a line up to `untabled_until`, where the rest are counted apart)."""
+    held = pl.lit(True) if untabled_until is None else pl.col(v.LINE) <= untabled_until
     if not present:
-        return pl.lit(first)  # no table column: every row is without a table
+        return pl.lit(first) & held  # no table column: every row is without a table
     table = pl.col(TABLE).cast(pl.String)
+    if tables is None:
+        return table.is_not_null() | held
     wanted = table.is_in(tables)
-    return (wanted | table.is_null()) if first else wanted.fill_null(False)
+    return (wanted | (table.is_null() & held)) if first else wanted.fill_null(False)
 
 
 def _text_part(held: _Held, tables: list[str] | None, first: bool) -> RawFile:
@@ -210,6 +226,7 @@ def _open_log(sources: list[Source], workdir: Path | None, spill_all: bool, spil
               hold_text: int | None) -> Log:
     hold = _rows_held(hold_rows)
     files, held, counts, days = [], [], [], []
+    allowance = untabled.Allowance()  # rows without a table held, in file order
     # each file's hash is taken while polars looks the files over (hashing lets go of
     # Python, so the two share the cores)
     with ThreadPoolExecutor(1) as hasher:
@@ -218,26 +235,29 @@ def _open_log(sources: list[Source], workdir: Path | None, spill_all: bool, spil
             item = _Held(source)
             days_before = len(days)
             if source.encoding == "parquet":
-                rows, lost = _look_over_parquet(item, counts, days)
+                rows, lost = _look_over_parquet(item, counts, days, allowance)
                 if workdir is not None and _spills(item, spill_all, hold):
                     item.spilled = spill.spill_parquet(
                         _scan_parquet(source.path), item.columns, item.total,
-                        workdir / f"file-{len(held)}", len(held), item.missing)
+                        workdir / f"file-{len(held)}", len(held), item.missing,
+                        item.untabled_until)
             elif spill_text:
                 item.spilled = spill.spill(source, workdir / f"file-{len(held)}", len(held),
-                                           counts, days, _first_day, chunk_bytes, max_line)
+                                           counts, days, _first_day, chunk_bytes, max_line,
+                                           allowance)
                 rows, lost = item.spilled.rows, item.spilled.rows_lost
-                item.sourced = item.spilled.sourced
+                item.sourced, item.cut = item.spilled.sourced, item.spilled.cut
             else:
                 item.text = readers.read(source, max_line, hold_text)
                 if hold_text is not None:
                     hold_text -= item.text.text_bytes
                 item.sourced = item.text.sourced
+                item.text.frame, item.cut = untabled.held_part(item.text.frame, allowance)
                 frame = item.text.frame
                 present = TABLE in frame.columns
                 counts.append(_table_counts(frame.lazy(), present))
                 days.append(_first_day(frame.lazy()) if "ts" in frame.columns else None)
-                rows, lost = frame.height, item.text.rows_lost
+                rows, lost = frame.height + item.cut_rows, item.text.rows_lost
             item.first_day = min((d for d in days[days_before:] if d is not None), default=None)
             held.append(item)
             exists = source.path.exists()
@@ -387,9 +407,11 @@ def _may_hold(path: Path, tables: list[str] | None) -> bool:
     return tables is None or table is None or table in tables
 
 
-def _look_over_parquet(item: _Held, counts: list, days: list) -> tuple[int, int]:
+def _look_over_parquet(item: _Held, counts: list, days: list,
+                       allowance: untabled.Allowance | None = None) -> tuple[int, int]:
     """A Parquet file's columns, rows per table and first day; slices that cannot be
-    read are noted (each is reported once, with the first part)."""
+    read are noted (each is reported once, with the first part); its rows without a
+    table past the `allowance` are counted (item.cut), not read by any part."""
     path = item.source.path
     try:
         scan = _scan_parquet(path)
@@ -406,6 +428,8 @@ def _look_over_parquet(item: _Held, counts: list, days: list) -> tuple[int, int]
     try:  # the whole file at once; slice by slice only when something cannot be read
         whole = _table_counts(scan.select(wanted), present)
         day = _first_day(scan.select(wanted)) if "ts" in wanted else None
+        if allowance is not None:
+            whole = _untabled_cut(item, scan, whole, allowance)
         counts.append(whole)
         days.append(day)
         return item.total, 0
@@ -426,6 +450,29 @@ def _look_over_parquet(item: _Held, counts: list, days: list) -> tuple[int, int]
     return item.total - lost, lost
 
 
+def _untabled_cut(item: _Held, scan: pl.LazyFrame, counts: pl.DataFrame,
+                  allowance: untabled.Allowance) -> pl.DataFrame:
+    """The file's rows per table, its rows without a table past the allowance counted
+    (item.cut, with their lines, read a slice at a time) and left out: held up to the
+    line `item.untabled_until` only."""
+    without = int(counts.filter(pl.col(TABLE).is_null())["rows"].sum())
+    kept = allowance.take(without)
+    if kept == without:
+        return counts
+    item.cut, item.untabled_until = untabled.Cut(), 0
+    lines = scan.select(untabled.untabled(scan).alias("_u")).with_row_index(
+        v.LINE, offset=1).filter("_u").select(pl.col(v.LINE).cast(pl.Int64))
+    for offset, rows in _slices(without):  # the rows without a table, the n-th on
+        piece = lines.slice(offset, rows).collect().to_series()
+        held_here = max(0, min(kept - offset, piece.len()))
+        if held_here:
+            item.untabled_until = int(piece[held_here - 1])
+        item.cut.add(piece.slice(held_here))
+    return counts.with_columns(
+        pl.when(pl.col(TABLE).is_null()).then(kept).otherwise("rows").cast(pl.UInt32)
+        .alias("rows"))
+
+
 def _slices(total: int) -> Iterator[tuple[int, int]]:
     size = readers.parquet_chunk_rows()
     for offset in range(0, total, size):
@@ -442,7 +489,7 @@ def _parquet_part(held: _Held, tables: list[str] | None, first: bool) -> Iterato
             yield RawFile(readers.empty(), list(held.problems), 0, held.missing)
         return
     scan = _scan_parquet(held.source.path)
-    keep = _in_part(tables, first, TABLE in held.columns)
+    keep = _in_part(tables, first, TABLE in held.columns, held.untabled_until)
     if first and held.problems:
         yield RawFile(readers.empty(), list(held.problems), 0, held.missing)
     if not held.broken:

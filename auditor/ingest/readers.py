@@ -206,7 +206,7 @@ def _read_csv(data: bytes, newlines: int | None = None) -> RawFile:
     else:
         frame, bad = _read_csv_fast(data, header, newlines)
     problems.extend(bad)
-    keep = [c for c in header if c in TEXT_SCHEMA]
+    keep = [c for c in dict.fromkeys(header) if c in TEXT_SCHEMA]
     frame = frame.select([*keep, v.LINE])
     return RawFile(
         frame, problems, rows_lost=len(bad), missing=missing_columns(header), header_line=1
@@ -259,14 +259,17 @@ def _csv_header(data: bytes) -> list[str] | None:
 
 def _polars_csv(data: bytes, header: list[str],
                 types: dict | None = None) -> pl.DataFrame | None:
-    """The CSV read by polars, every column as text, or (`types`) the format's integers
-    as integers: a file with any that is not one plainly ("3.0", " 3") fails, and is
-    read as text instead."""
-    schema = {name: pl.String for name in header}
+    """The format's columns of the CSV, read by polars, every one as text, or (`types`)
+    the format's integers as integers: a file with any that is not one plainly ("3.0",
+    " 3") fails, and is read as text instead. Other columns are not read: a file
+    with thousands of them costs what its rows of the format's cost."""
+    wanted = [name for name in dict.fromkeys(header) if name in TEXT_SCHEMA]
+    schema = {name: pl.String for name in wanted}
     if types is not None:
-        schema |= {name: pl.Int64 for name in header if types.get(name) == pl.Int64}
+        schema |= {name: pl.Int64 for name in wanted if types.get(name) == pl.Int64}
     try:
-        return pl.read_csv(data, infer_schema=False, has_header=True, schema=schema)
+        return pl.read_csv(data, infer_schema=False, has_header=True, columns=wanted,
+                           schema_overrides=schema)
     except Exception:  # noqa: BLE001 - e.g. bad UTF-8 or a ragged row: read it carefully
         return None
 
@@ -301,7 +304,10 @@ def _read_csv_by_row(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list
     field that runs on and swallows the lines after it."""
     lines = data.decode("utf-8-sig", errors="replace").split("\n")
     width = len(header)
-    columns: dict[str, list[str | None]] = {name: [] for name in header}
+    # the format's columns only (the first of a name given twice)
+    wanted = {name: index for index, name in reversed(list(enumerate(header)))
+              if name in TEXT_SCHEMA}
+    columns: dict[str, list[str | None]] = {name: [] for name in wanted}
     numbers: list[int] = []
     problems: list[Problem] = []
     for number, line in enumerate(lines[1:], start=2):
@@ -317,10 +323,10 @@ def _read_csv_by_row(data: bytes, header: list[str]) -> tuple[pl.DataFrame, list
             why = f"it has {len(record)} fields where the header has {width}"
             problems.append(_malformed(number, line.encode(), why))
             continue
-        for name, value in zip(header, record, strict=True):
-            columns[name].append(value if value != "" else None)
+        for name, index in wanted.items():
+            columns[name].append(record[index] if record[index] != "" else None)
         numbers.append(number)
-    frame = pl.DataFrame(columns, schema={name: pl.String for name in header})
+    frame = pl.DataFrame(columns, schema={name: pl.String for name in wanted})
     return frame.with_columns(pl.Series(v.LINE, numbers, dtype=pl.Int64)), problems
 
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from . import chunks, readers, storage
+from . import chunks, readers, storage, untabled
+from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, STRING_COLUMNS, typed
 from .problems import PROBLEM_SCHEMA, Problem
 from .readers import RawFile
@@ -64,8 +65,9 @@ class Spilled:
     rows_lost: int = 0
     missing: list[str] = field(default_factory=list)
     header_line: int | None = None
-    rows: int = 0  # rows written
+    rows: int = 0  # rows read (written, or past the allowance of rows without a table)
     sourced: bool = False  # (1.2) its rows may name the export file and line they came from
+    cut: untabled.Cut | None = None  # rows without a table past the allowance, counted
 
     def part(self, tables: list[str] | None, first: bool) -> RawFile:
         """The rows of `tables` (None: all), typed, with the rows without a table, the
@@ -102,17 +104,24 @@ class _Piece:
     """A chunk parsed and written: what the file's spill keeps of it."""
 
     parsed: chunks.Parsed
+    number: int
     counts: pl.DataFrame | None = None  # rows per table
     day: date | None = None
+    # the lines of its rows without a table, not written: the log's allowance of them
+    # was spent before it (untabled)
+    unwritten: pl.Series | None = None
 
 
 def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame],
           days: list[date | None], first_day, chunk_bytes: int | None = None,
-          max_line: int | None = None) -> Spilled:
+          max_line: int | None = None,
+          allowance: untabled.Allowance | None = None) -> Spilled:
     """Read `source` (file `file_id` of the log) into `folder` a chunk (of `chunk_bytes`)
     at a time, two chunks at once (threads.in_order); each chunk's rows per table are
     appended to `counts` and its first day to `days` (`first_day`: that of a frame);
-    lines longer than `max_line` are cut out and reported (text.pieces)."""
+    lines longer than `max_line` are cut out and reported (text.pieces); rows without a
+    table past `allowance` are counted (Spilled.cut), their chunk's piece rewritten."""
+    allowance = allowance or untabled.Allowance()
     folder.mkdir(parents=True, exist_ok=True)
     out = Spilled(folder, file_id)
     found = chunks.Joined()
@@ -121,17 +130,25 @@ def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame]
     def work(chunk: chunks.Chunk) -> _Piece:
         """A chunk parsed and written by table as read: it is typed by the part that
         reads it, in the worker, while the part before it is checked."""
-        piece = _Piece(chunks.parse(chunk, source.encoding))
+        piece = _Piece(chunks.parse(chunk, source.encoding), chunk.number)
         frame = piece.parsed.frame
         if frame is not None and frame.height:
+            if allowance.left == 0:  # it only goes down: these rows will not be held
+                without = untabled.untabled(frame)
+                piece.unwritten = frame.filter(without).get_column(v.LINE)
+                frame = frame.filter(~without)
             piece.day = first_day(frame.lazy()) if "ts" in frame.columns else None
             piece.counts = _write(frame, out, chunk.number, naming)
         return piece
 
     for piece in in_order(work, chunks.numbered(source, chunk_bytes, max_line)):
         found.add(piece.parsed)
+        if piece.unwritten is not None and piece.unwritten.len():
+            out.cut = out.cut or untabled.Cut()
+            out.cut.add(piece.unwritten)
+            out.rows += piece.unwritten.len()
         if piece.counts is not None:
-            counts.append(piece.counts)
+            counts.append(_allowed(out, piece, allowance))
             days.append(piece.day)
     out.problems, out.rows_lost = found.problems, found.rows_lost
     out.missing, out.header_line = found.missing, found.header_line
@@ -139,17 +156,40 @@ def spill(source: Source, folder: Path, file_id: int, counts: list[pl.DataFrame]
     return out
 
 
+def _allowed(out: Spilled, piece: _Piece, allowance: untabled.Allowance) -> pl.DataFrame:
+    """The piece's rows per table, its rows without a table past the allowance counted
+    (out.cut) and taken out of its written rows: the pieces come here in file order."""
+    without = piece.counts.filter(pl.col(TABLE).is_null())["rows"].sum()
+    kept = allowance.take(int(without))
+    if kept == without:
+        return piece.counts
+    path = out.folder / _NO_TABLE / f"{piece.number:06d}.parquet"
+    out.cut = out.cut or untabled.Cut()
+    out.cut.add(pl.read_parquet(path, columns=[v.LINE]).get_column(v.LINE).slice(kept))
+    if kept:
+        rows = pl.read_parquet(path).head(kept)
+        storage.write_parquet(rows, path, compression="lz4", statistics=False)
+    else:
+        path.unlink()
+    return piece.counts.with_columns(
+        pl.when(pl.col(TABLE).is_null()).then(kept).otherwise("rows").cast(pl.UInt32)
+        .alias("rows"))
+
+
 def spill_parquet(scan: pl.LazyFrame, columns: list[str], total: int, folder: Path,
-                  file_id: int, missing: list[str]) -> Spilled:
+                  file_id: int, missing: list[str], untabled_until: int | None = None
+                  ) -> Spilled:
     """A Parquet file too large to hold, or audited side by side, spilled by table the
     same way, a slice of SLICE_ROWS rows at a time: each part then reads its tables
-    only, not the whole file again."""
+    only, not the whole file again. `untabled_until`: the last line of the rows without
+    a table that are held (those after it are counted elsewhere: untabled)."""
     folder.mkdir(parents=True, exist_ok=True)
     out = Spilled(folder, file_id, missing=missing)
     naming = threading.Lock()
+    keep = pl.lit(True) if untabled_until is None else ~(
+        untabled.untabled(scan) & (pl.col(v.LINE) > untabled_until))
     for number, offset in enumerate(range(0, total, SLICE_ROWS)):
-        rows = readers.parquet_rows(scan.slice(offset, SLICE_ROWS), columns, pl.lit(True),
-                                    offset)
+        rows = readers.parquet_rows(scan.slice(offset, SLICE_ROWS), columns, keep, offset)
         _write(rows, out, number, naming)
     return out
 

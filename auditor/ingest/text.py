@@ -118,15 +118,17 @@ def _inflated(handle, read_bytes: int) -> Iterator[bytes | _Stop]:
 
 
 def pieces(source: Source, piece_bytes: int | None = None, max_line: int | None = None,
-           cap: int | None = None, read_bytes: int | None = READ_BYTES) -> Iterator[Piece]:
+           cap: int | None = None, read_bytes: int | None = READ_BYTES,
+           most_lines: int | None = None) -> Iterator[Piece]:
     """The file's text in pieces of whole lines of about `piece_bytes` (None: the whole
-    file in one piece), each line longer than `max_line` (MAX_LINE_BYTES where not
-    said) cut out and reported; TextTooLarge once more than `cap` bytes of text are
-    decompressed. The problems of the file (it cannot be read, its gzip stream is cut
-    or corrupt) are reported in the last piece, where the text stops."""
+    file in one piece) and of about `most_lines` lines at most (None: any), each line
+    longer than `max_line` (MAX_LINE_BYTES where not said) cut out and reported;
+    TextTooLarge once more than `cap` bytes of text are decompressed. The problems of
+    the file (it cannot be read, its gzip stream is cut or corrupt) are reported in
+    the last piece, where the text stops."""
     cutter = _Cutter(max_line or MAX_LINE_BYTES)
     gathered: list[bytes] = []
-    size = total = 0
+    size = lines = total = 0
     stop = None
     for block in _blocks(source, read_bytes):
         if isinstance(block, _Stop):
@@ -135,25 +137,48 @@ def pieces(source: Source, piece_bytes: int | None = None, max_line: int | None 
         total += len(block)
         if cap is not None and total > cap:
             raise TextTooLarge(f"{source.path} holds more than {cap:,} bytes of text")
-        kept = cutter.take(block)
-        if kept:
+        for kept in _split(cutter.take(block), most_lines):
             gathered.append(kept)
             size += len(kept)
-        if piece_bytes is not None and size >= piece_bytes:
-            yield _piece(cutter, gathered)
-            gathered, size = [], 0
+            lines += kept.count(b"\n") if most_lines is not None else 0
+            if piece_bytes is not None and (size >= piece_bytes or (
+                    most_lines is not None and lines >= most_lines)):
+                yield _piece(cutter, gathered)
+                gathered, size, lines = [], 0, 0
     gathered.append(cutter.finish())
-    last = _piece(cutter, gathered, stop)
+    last = _piece(cutter, gathered, stop, end=True)
     if last.text or last.problems:
         yield last
 
 
-def _piece(cutter: _Cutter, gathered: list[bytes], stop: _Stop | None = None) -> Piece:
+def _split(kept: bytes, most_lines: int | None) -> Iterator[bytes]:
+    """Whole lines in parts of about `most_lines` lines at most (cut where the bytes
+    would be, were the lines of one length: a part may hold somewhat more)."""
+    if not kept:
+        return
+    lines = 0 if most_lines is None else kept.count(b"\n")
+    if most_lines is None or lines <= most_lines:
+        yield kept
+        return
+    parts = -(-lines // most_lines)
+    start = 0
+    for number in range(1, parts):
+        end = kept.find(b"\n", max(start, len(kept) * number // parts))
+        if end < 0:
+            break
+        yield kept[start:end + 1]
+        start = end + 1
+    if start < len(kept):
+        yield kept[start:]
+
+
+def _piece(cutter: _Cutter, gathered: list[bytes], stop: _Stop | None = None,
+           end: bool = False) -> Piece:
     """The text gathered as a piece, with the lines cut out of it and the reason the
     text stopped, if any, as problems at their lines."""
     text = gathered[0] if len(gathered) == 1 else b"".join(gathered)
     newlines = text.count(b"\n")
-    problems = cutter.problems_in(text)
+    problems = cutter.problems_in(text, end)
     if stop is not None:
         line = newlines + 1
         reason = (f"{stop.reason} after line {line}; what followed is lost" if stop.at_line
@@ -217,11 +242,13 @@ class _Cutter:
         self.passed += len(out)
         return out
 
-    def problems_in(self, text: bytes) -> list[Problem]:
-        """The lines cut out of `text` (the bytes let through since the last piece), as
-        problems at their lines in it."""
-        found = [_too_long(text.count(b"\n", 0, at) + 1, self.limit) for at in self.cut]
-        self.cut, self.passed = [], 0
+    def problems_in(self, text: bytes, end: bool = False) -> list[Problem]:
+        """The lines cut out of `text` (the first bytes let through since the last piece,
+        or all of them at the `end`), as problems at their lines in it."""
+        inside = [at for at in self.cut if end or at < len(text)]
+        found = [_too_long(text.count(b"\n", 0, at) + 1, self.limit) for at in inside]
+        self.cut = [at - len(text) for at in self.cut[len(inside):]]
+        self.passed -= len(text)
         return found
 
 

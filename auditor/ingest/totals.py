@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ..scope import IN_SCOPE, ROUND_IN_SCOPE, Scope, rounds_in_scope, rows_in_scope
+from . import folded
 from . import vocabulary as v
 from .load import IN_COLUMN_MISSING, MISSING_ROWS, ROUND_KEY, Ingested
 from .partition import InputFile
 from .rows import rows_with_keys
+from .schema import IN_FIELD_MISSING
 
 TABLE_STATS = {
     "table_id": pl.String,
@@ -74,8 +76,9 @@ class PartTotals:
     """What is kept of one part."""
 
     tables: pl.DataFrame  # TABLE_STATS
-    unplaced: pl.DataFrame
+    unplaced: pl.DataFrame  # UNPLACED: rows without their whole place, counted per table
     problems: pl.DataFrame
+    tally: pl.DataFrame  # folded.TALLY: the problems past the first of their kind, counted
     unauditable: pl.DataFrame
     kept: pl.DataFrame  # every row of the shoes with a finding
     rows_withheld: int  # audited rows (not context) of rounds not judged
@@ -93,20 +96,55 @@ def part_totals(part: Ingested, finding_shoes: pl.DataFrame, scope: Scope,
     `dealt`: the rounds each dealer dealt (None: the part's rows name no dealer)."""
     withheld = rows_with_keys(part.events, part.unauditable, ROUND_KEY)
     both = [f.select(v.FILE_ID) for f in (part.events, part.unplaced)]
+    cut = part.cut.filter(scope.file_audited(pl.col(v.FILE_ID)))
+    problems, tally = folded.fold(_problems_in_scope(part, scope), _cut_tally(cut))
     return PartTotals(
         tables=_table_stats(part),
-        unplaced=rows_in_scope(part.unplaced),
-        problems=_problems_in_scope(part, scope),
+        unplaced=_unplaced_counts(rows_in_scope(part.unplaced), cut),
+        problems=problems,
+        tally=tally,
         unauditable=part.unauditable,
         kept=rows_with_keys(part.events, finding_shoes, ["table_id", "shoe_id"]),
         rows_withheld=rows_in_scope(withheld).height,
         rounds_withheld=rounds_in_scope(withheld).filter(_played())
         .select(ROUND_KEY).n_unique() if withheld.height else 0,
         rids=int(part.events["rid"].max() or 0) + 1,
-        file_rows=pl.concat(both).group_by(v.FILE_ID).len("rows"),
+        file_rows=pl.concat([
+            pl.concat(both).group_by(v.FILE_ID).len("rows"),
+            part.cut.select(v.FILE_ID, pl.col("rows").cast(pl.get_index_type()))]),
         missing_rows=part.missing_rows,
         dealt=dealt,
     )
+
+
+# Rows without their whole place, counted per table (null: rows without a table): the
+# rows themselves are reported by their problems, and need not be held
+UNPLACED = {"table_id": pl.String, "game": pl.String, "rows": pl.Int64}
+
+
+def _unplaced_counts(rows: pl.DataFrame, cut: pl.DataFrame) -> pl.DataFrame:
+    """Per table, the rows without their whole place; the rows without a table counted
+    and not held (`cut`) among those without one."""
+    counted = (rows.group_by("table_id", maintain_order=True)
+               .agg(pl.col("game").first().cast(pl.String), pl.len().alias("rows"))
+               .cast(UNPLACED).select(list(UNPLACED)))
+    if cut.is_empty():
+        return counted
+    without = pl.DataFrame({"table_id": [None], "game": [None], "rows": [cut["rows"].sum()]},
+                           schema=UNPLACED)
+    return (pl.concat([counted, without]).group_by("table_id", maintain_order=True)
+            .agg(pl.col("game").first(), pl.col("rows").sum()))
+
+
+def _cut_tally(cut: pl.DataFrame) -> pl.DataFrame:
+    """The rows without a table counted and not held, as problems counted (folded): said
+    once per file."""
+    return cut.select(
+        pl.col(v.FILE_ID), pl.lit(IN_FIELD_MISSING).alias("rule_id"),
+        pl.lit("table_id").alias("field"),
+        pl.lit("a `table_id` value on every row").alias("expected"),
+        "rows", "first_line", "last_line",
+    ).cast(folded.TALLY)
 
 
 def _problems_in_scope(part: Ingested, scope: Scope) -> pl.DataFrame:
@@ -130,8 +168,11 @@ def _problems_in_scope(part: Ingested, scope: Scope) -> pl.DataFrame:
 class LogTotals:
     files: list[InputFile]
     tables: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=TABLE_STATS))
-    unplaced: pl.DataFrame | None = None  # rows without their whole place, each reported
+    # rows without their whole place, counted per table (UNPLACED); each is reported
+    unplaced: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=UNPLACED))
     problems: pl.DataFrame | None = None  # located problems of the input
+    # the problems past the first of their kind in a file, counted (folded.TALLY)
+    tally: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=folded.TALLY))
     unauditable: pl.DataFrame | None = None  # (table_id, shoe_id, round) that lost a row
     kept: pl.DataFrame | None = None  # every row of the shoes with a finding
     rows_withheld: int = 0  # audited rows of rounds not judged
@@ -153,8 +194,11 @@ class LogTotals:
         for file_id, rows in piece.file_rows.iter_rows():
             self._file_rows[file_id] = self._file_rows.get(file_id, 0) + rows
         self.tables = pl.concat([self.tables, piece.tables])
-        self.unplaced = _stack(self.unplaced, piece.unplaced)
-        self.problems = _stack(self.problems, piece.problems)
+        self.unplaced = (pl.concat([self.unplaced, piece.unplaced])
+                         .group_by("table_id", maintain_order=True)
+                         .agg(pl.col("game").first(), pl.col("rows").sum()))
+        self.problems, self.tally = folded.fold(_stack(self.problems, piece.problems),
+                                                pl.concat([self.tally, piece.tally]))
         self.unauditable = _stack(self.unauditable, piece.unauditable)
         # round ids stay unique over the parts: the replays group by them
         kept = piece.kept.with_columns(pl.col("rid") + self._rids)
@@ -171,7 +215,11 @@ class LogTotals:
     @property
     def rows_read(self) -> int:
         """Rows the audit reports on: of the audited files (and window), not context."""
-        return self.rows_placed + self.unplaced.height + self.records_lost
+        return self.rows_placed + self.rows_unplaced + self.records_lost
+
+    @property
+    def rows_unplaced(self) -> int:
+        return int(self.unplaced["rows"].sum())
 
     @property
     def rows_placed(self) -> int:
