@@ -159,7 +159,10 @@ def finding_rows(run: Run) -> Iterator[list[dict[str, Any]]]:
 
 
 def write(store: Store, run: Run) -> None:
-    """The run, whole, in one transaction: nothing of it lands if any part fails."""
+    """The run, whole, in one transaction: nothing of it lands if any part fails. Its
+    `finished_at` is set last, just before the commit: a run that began after that time
+    finds this one stored (history.previous_run compares with it), and a run that began
+    while the findings were still being written does not take it for one before it."""
     with store.begin() as conn:
         migrate(conn)
         conn.execute(runs.insert(), [run_row(run, utc_now())])
@@ -172,3 +175,5 @@ def write(store: Store, run: Run) -> None:
                 conn.execute(table.insert(), rows)
         for batch in finding_rows(run):
             conn.execute(findings.insert(), batch)
+        landed = runs.update().where(runs.c.run_id == run.run_id)
+        conn.execute(landed.values(finished_at=utc_now()))
