@@ -275,6 +275,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
     from .house import HouseRulesError
     from .house import load as load_house
     from .ingest import storage
+    from .ingest.column_types import ColumnTypeError
     from .ingest.sources import SourceError, expand
     from .run_folder import RunFolder, RunFolderError
 
@@ -321,6 +322,8 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
                     allow_empty=allow_empty)
             except audit_mod.AuditError as exc:
                 raise Failure(f"the audit stopped: {exc}") from None
+            except ColumnTypeError as exc:
+                raise Failure(str(exc)) from None
         if not quiet and result.plan is not None:
             if sys.stderr.isatty():
                 click.echo("", err=True)

@@ -7,6 +7,7 @@ value out of range is a `HouseRulesError` naming the key; the CLI exits 2.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Callable
@@ -22,6 +23,11 @@ RESPLIT_PLACEMENTS = ("beside", "end")  # where a re-split hand is laid (hand-hi
 VARIANTS = ("big", "midi", "mini")
 OPTIONAL_WAGERS = ("twenty_point_bonus", "in_between", "other_bonus")
 RATIO = re.compile(r"^(\d+):(\d+)$")
+# The largest number any key may hold: no value of the regulation or a house is near it
+# (a payout limit of a trillion dollars), its cents fit a 64-bit integer, and it keeps a
+# number TOML reads as it likes (1e400 is inf, an integer may have any length) away from
+# the arithmetic of the audit.
+LARGEST = 10**12
 
 BACCARAT_DEFAULTS: dict[str, Any] = {
     "commission_percent": 5,
@@ -180,12 +186,27 @@ def _blackjack_keys(rs: Rulesets, on: date) -> dict[str, Validator]:
     }
 
 
+def _out_of_reach(value: Any) -> str | None:
+    """Whether a number, or a number in a list, is not finite or is beyond LARGEST: checked
+    for every key before its own check, which may not think of it (inf > 0 holds)."""
+    if isinstance(value, list):
+        return next(filter(None, map(_out_of_reach, value)), None)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return (f"must be a finite number, at most {LARGEST:,} (TOML reads a number too large "
+                "for it, such as 1e400, as inf)")
+    if abs(value) > LARGEST:
+        return f"must be a number no larger than {LARGEST:,}"
+    return None
+
+
 def _check_keys(values: dict[str, Any], allowed: dict[str, Validator], where: str) -> None:
     for key, value in values.items():
         name = f"{where}.{key}" if where else key
         if key not in allowed:
             raise HouseRulesError(f"unknown key `{name}` (allowed: {', '.join(sorted(allowed))})")
-        problem = allowed[key](value)
+        problem = _out_of_reach(value) or allowed[key](value)
         if problem:
             raise HouseRulesError(f"`{name}` = {value!r} {problem}")
 

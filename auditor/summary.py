@@ -20,6 +20,7 @@ from .ingest.partition import InputFile
 from .ingest.sources import sha256_of
 from .ingest.vocabulary import GAMES
 from .rules.catalog import REGISTRY
+from .rules.registry import SEVERITIES
 
 
 def _money(findings: pl.DataFrame, overcharge_rules: set[str]) -> dict[str, float]:
@@ -202,7 +203,6 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
     registry_over = {r for r in result.rule_ids if _is_overcharge(r)}
     times = pl.concat([ing.tables["first"], ing.tables["last"]]).drop_nulls()
     by_rule = findings.group_by("rule_id").agg(pl.len()).sort("rule_id")
-    by_severity = findings.group_by("severity").agg(pl.len())
     context = set(result.scope.context_files)
     return {
         "auditor_version": __version__,
@@ -237,7 +237,7 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
         "tables": _per_table(result),
         "findings": {
             "total": findings.height,
-            "by_severity": {s: n for s, n in by_severity.iter_rows()},
+            "by_severity": _by_severity(findings),
             "by_rule": {r: n for r, n in by_rule.iter_rows()},
         },
         "money": _money(findings, registry_over),
@@ -249,6 +249,20 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
         # how the audit ran: its memory budget, its parts and where they ran
         "execution": result.plan.as_dict() if result.plan is not None else None,
     }
+
+
+def _by_severity(findings: pl.DataFrame) -> dict[str, int]:
+    """The findings per severity that has any, in SEVERITIES' order (error, then warning):
+    a group-by returns its groups in no fixed order, and summary.json is the same bytes
+    for the same inputs (but for run_at)."""
+    counts = dict(findings.group_by("severity").agg(pl.len()).iter_rows())
+    return {s: counts[s] for s in sorted(counts, key=_severity_rank)}
+
+
+def _severity_rank(severity: str) -> tuple[int, str]:
+    # a severity outside the registry's (none today) after theirs, by name
+    known = severity in SEVERITIES
+    return (SEVERITIES.index(severity) if known else len(SEVERITIES), severity)
 
 
 def _profile(result: AuditResult) -> dict[str, Any] | None:

@@ -9,13 +9,18 @@ import json
 import re
 import shutil
 import subprocess
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from auditor import audit
+from auditor import audit, summary
 from auditor.cli import main
+from auditor.house import load as load_house
+from auditor.ingest.sources import expand
+from auditor.rules.registry import SEVERITIES
+from auditor.rulesets import load_rulesets
 from auditor.simulate import baccarat, blackjack
 from auditor.simulate.writer import write_events, write_house_rules
 
@@ -47,6 +52,14 @@ def _without_run(summary: dict) -> dict:
     return {k: v for k, v in summary.items() if k != "run_at"}
 
 
+def _summary_bytes(out: Path) -> bytes:
+    """summary.json less the line of the run's own time (it is written one key a line)."""
+    lines = (out / "summary.json").read_bytes().splitlines(keepends=True)
+    kept = [line for line in lines if not line.startswith(b'  "run_at": ')]
+    assert len(kept) == len(lines) - 1
+    return b"".join(kept)
+
+
 def _report_text(out: Path, summary: dict) -> str:
     # the words in the order the pages draw them (-raw), spaces collapsed: the report id's
     # letters are of other widths than the other run's, which moves the running head's
@@ -73,5 +86,19 @@ def test_the_same_inputs_give_the_same_outputs(logs, tmp_path, monkeypatch, part
     summaries = [json.loads((o / "summary.json").read_text()) for o in (first, second)]
     assert summaries[0]["findings"]["total"] > 0
     assert _without_run(summaries[0]) == _without_run(summaries[1])
+    # the same bytes, in the same key order, not only equal mappings
+    assert _summary_bytes(first) == _summary_bytes(second)
     if shutil.which("pdftotext"):
         assert _report_text(first, summaries[0]) == _report_text(second, summaries[1])
+
+
+def test_the_summary_of_an_audit_is_the_same_bytes_each_time_it_is_built(logs):
+    # a group-by's groups come in any order, from one call to the next: built many times,
+    # a summary that follows one would differ (findings.by_severity did)
+    rs = load_rulesets()
+    result = audit.run(expand([str(logs[0])]), load_house(logs[1], rs, date(2026, 11, 1)), rs)
+    run_at = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+    built = [json.dumps(summary.build(result, run_at), indent=2) for _ in range(12)]
+    assert len(set(built)) == 1
+    by_severity = json.loads(built[0])["findings"]["by_severity"]
+    assert list(by_severity) == list(SEVERITIES)  # the log has both: in their order

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from datetime import date
 
 import pytest
-from casefiles import DEFAULT_HOUSE
+from casefiles import DEFAULT_HOUSE, expand_events
 from click.testing import CliRunner
 
 from auditor.cli import main
@@ -65,6 +66,19 @@ def test_unlisted_table_gets_section_defaults():
             '[[tables]]\ntable_id = "B"\ngame = "baccarat"\nresplit_hand_placement = "end"\n',
             "tables[0].resplit_hand_placement",
         ),
+        # numbers TOML reads but no key can hold: inf (1e400 too), nan, absurdly large
+        ("[blackjack]\npayout_limit = 1e400\n", "blackjack.payout_limit"),
+        ("[blackjack]\npayout_limit = inf\n", "blackjack.payout_limit"),
+        ("[blackjack]\npayout_limit = nan\n", "blackjack.payout_limit"),
+        ("[blackjack]\npayout_limit = 1e300\n", "blackjack.payout_limit"),
+        ("[blackjack]\npayout_limit = 99999999999999999999999\n", "blackjack.payout_limit"),
+        (
+            '[[tables]]\ntable_id = "J"\ngame = "blackjack"\npayout_limit = 1e400\n',
+            "tables[0].payout_limit",
+        ),
+        ("[baccarat]\ntie_pays = inf\n", "baccarat.tie_pays"),
+        ("[baccarat]\nseats = [1, 99999999999999999999999]\n", "baccarat.seats"),
+        ('[[tables]]\ntable_id = "J"\ngame = "blackjack"\ndecks = nan\n', "tables[0].decks"),
     ],
 )
 def test_bad_key_or_value_is_an_error_naming_the_key(text, key):
@@ -104,3 +118,38 @@ def test_unknown_resplit_hand_placement_exits_2_naming_the_key(tmp_path):
     assert result.exit_code == 2
     assert "blackjack.resplit_hand_placement" in result.output
     assert "Traceback" not in result.output
+
+
+# a blackjack round with a pay, so that the table's payout limit is worked out in cents
+ROUND = """
+{"event": "shuffle", "decks": 6}
+{"event": "burn", "card": "2C"}
+{"event": "round_start"}
+{"event": "wager", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
+{"event": "no_more_bets"}
+{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "TS"}
+{"event": "card", "target": "dealer", "card": "9D"}
+{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "9H"}
+{"event": "card", "target": "dealer", "card": "8C"}
+{"event": "action", "seat": 1, "hand": 1, "action": "stand"}
+{"event": "pay", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
+{"event": "round_end"}
+"""
+
+
+@pytest.mark.parametrize("limit", ["1e400", "-inf", "1e300"])
+def test_a_payout_limit_no_number_can_hold_exits_2_naming_the_key(tmp_path, limit):
+    house = tmp_path / "house.toml"
+    house.write_text(DEFAULT_HOUSE.read_text().replace("payout_limit = 100000",
+                                                       f"payout_limit = {limit}"))
+    log = tmp_path / "log.jsonl"
+    rows = expand_events(ROUND, {"table_id": "BJ-01", "game": "blackjack"})
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = CliRunner().invoke(
+        main, ["audit", str(log), "--house", str(house), "--out", str(tmp_path / "o"), "-q"]
+    )
+    # exit 2 of the command's own (a crash is exit 1 with the exception kept)
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "`blackjack.payout_limit`" in lines[0], result.output

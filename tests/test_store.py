@@ -494,7 +494,8 @@ def test_history_shows_runs_and_what_each_found_new(store_url, tmp_path):
 
     text = _cli("history", "--store", store_url).output
     assert "3 runs in" in text and runs[2]["run_id"] in text
-    assert f"New in the latest run, {runs[2]['run_id']} since run {runs[1]['run_id']}: 2" in text
+    assert (f"New in the latest run, {runs[2]['run_id']}, compared with run "
+            f"{runs[1]['run_id']}, the last to finish before this run began: 2") in text
     tomorrow = (date.today() + timedelta(days=2)).isoformat()
     assert "0 runs in" in _cli("history", "--store", store_url, "--since", tomorrow).output
     today = (date.today() - timedelta(days=1)).isoformat()
@@ -568,6 +569,58 @@ def test_history_of_a_store_that_cannot_be_read_is_exit_2(tmp_path):
         assert "Usage" in _cli(command, "--help").output
 
 
+def _opened(folder: Path, url: str, tmp_path: Path, name: str):
+    """A copy of an audit's folder and its run opened on the store (its start taken now),
+    as `auditor audit --store` opens it before reading the logs."""
+    copy = tmp_path / name
+    shutil.copytree(folder, copy)
+    return copy, record.open_for_audit(url)
+
+
+def _prepare(copy: Path, recorder) -> None:
+    summary = json.loads((copy / "summary.json").read_text())
+    recorder.prepare(summary, pl.read_parquet(copy / "findings.parquet"), copy)
+    (copy / "summary.json").write_text(json.dumps(summary))
+
+
+def test_runs_that_overlap_in_time_are_compared_alike_by_the_report_and_history(
+    store_url, tmp_path
+):
+    """Z lands; A and B begin; B compares itself (A has not finished), then A lands, then B;
+    D begins after both. Each run is compared with the last run to finish before it began,
+    in its report as in `auditor history`: B with Z (A finished after B began), D with B."""
+    night_out = tmp_path / "night"
+    _audit(night_out, None, night(tmp_path / "night.jsonl", {1}))
+    z, z_recorder = _opened(night_out, store_url, tmp_path, "z")
+    _prepare(z, z_recorder)
+    z_recorder.land()
+    a, a_recorder = _opened(night_out, store_url, tmp_path, "a")
+    b, b_recorder = _opened(night_out, store_url, tmp_path, "b")
+    _prepare(b, b_recorder)  # B is compared before A has finished ...
+    _prepare(a, a_recorder)
+    a_recorder.land()
+    b_recorder.land()  # ... and finishes after it
+    d, d_recorder = _opened(night_out, store_url, tmp_path, "d")
+    _prepare(d, d_recorder)
+    d_recorder.land()
+    ids = {name: r.run_id for name, r in
+           (("z", z_recorder), ("a", a_recorder), ("b", b_recorder), ("d", d_recorder))}
+    wanted = {"z": None, "a": ids["z"], "b": ids["z"], "d": ids["b"]}
+
+    reported = {name: (_comparison(tmp_path / name)["previous_run"] or {}).get("run_id")
+                for name in ids}
+    assert reported == wanted
+    doc = json.loads(_cli("history", "--store", store_url, "--format", "json").output)
+    listed = {r["run_id"]: r["previous_run_id"] for r in doc["runs"]}
+    assert {name: listed[run_id] for name, run_id in ids.items()} == wanted
+
+    shown = _report_text(b)
+    assert f"It is compared with run {ids['z']} , the last to finish before this run began" in shown
+    text = _cli("history", "--store", store_url).output
+    assert (f"New in the latest run, {ids['d']}, compared with run {ids['b']}, the last to "
+            "finish before this run began: 0") in text
+
+
 # --- the report ---------------------------------------------------------------------------
 
 
@@ -581,7 +634,7 @@ def test_the_report_compares_with_the_previous_run(store_url, tmp_path):
     runs = _three_nights(store_url, tmp_path)
     first = _report_text(tmp_path / "one")
     assert "Compared with the previous run" in first
-    assert "its 1 finding is new to the store" in first
+    assert "It is compared with no run" in first and "its 1 finding is new" in first
     again = _comparison(tmp_path / "one-again")
     assert again["previous_run"]["run_id"] == runs[0]["run_id"]
     assert [f["rule_id"] for f in again["new"]] == ["BA502"]

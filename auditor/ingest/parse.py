@@ -2,7 +2,11 @@
 
 A value that is there but does not parse (`seat` = "three", `amount` =
 "12.345") becomes null in the typed column and a problem naming the field, so
-that the schema never sees a half-typed frame and no value is lost quietly.
+that the schema never sees a half-typed frame and no value is lost quietly. So
+does a number out of the format's range: an integer beyond 64 bits, an amount
+whose cents do not fit a 64-bit integer, NaN or an infinity (a Parquet column of
+numbers may hold any of them). A column of a type that can hold no value of the
+format is refused before any row is read (column_types).
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ IN_VALUE_INVALID = "IN009"
 # negative amount is reported as negative, not as unreadable.
 AMOUNT_PATTERN = r"^-?\d+(\.\d{1,2})?$"
 TIMESTAMP_PATTERN = r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$"
+# The most whole dollars an amount may have: its cents, and 99 more, fit a 64-bit
+# integer (beyond it the arithmetic would wrap round to another amount)
+MOST_DOLLARS = (2**63 - 1 - 99) // 100
 
 STRING_COLUMNS = tuple(
     c for c in v.COLUMNS if c not in (*v.INTEGER_COLUMNS, *v.BOOLEAN_COLUMNS, "amount", "ts")
@@ -37,31 +44,50 @@ CANONICAL_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
+def _number_source(name: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.DataType]:
+    """A column of numbers as it is parsed: Parquet's Categorical or Enum (text in a code
+    book) and Decimal as their text, read as the format's own text is, exactly (a
+    Decimal's 3.50 is no integer, its 25.005 no amount, though a cast would cut them to
+    3 and 25.00); any other type as it is."""
+    if isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return pl.col(name).cast(pl.String), pl.String
+    if isinstance(dtype, pl.Decimal):
+        # the zeros a Decimal's scale writes after the point are no digits of the value
+        text = pl.col(name).cast(pl.String).str.replace(r"\.0*$", "")
+        return text.str.replace(r"(\.\d*?[1-9])0+$", "${1}"), pl.String
+    return pl.col(name), dtype
+
+
 def _integer(name: str, dtype: pl.DataType) -> pl.Expr:
-    col = pl.col(name)
+    col, dtype = _number_source(name, dtype)
     if dtype == pl.String:
         return col.str.strip_chars().cast(pl.Int64, strict=False)
     if dtype.is_float():
-        # 3.0 is the integer 3; 3.5 is not an integer at all.
+        # 3.0 is the integer 3; 3.5 is not an integer at all (nor NaN, an infinity or a
+        # number beyond 64 bits: the cast leaves them null)
         return pl.when(col == col.round()).then(col.cast(pl.Int64, strict=False))
     return col.cast(pl.Int64, strict=False)
 
 
 def _amount_cents(dtype: pl.DataType) -> pl.Expr:
-    col = pl.col("amount")
+    col, dtype = _number_source("amount", dtype)
     if dtype == pl.String:
         text = col.str.strip_chars()
         ok = text.str.contains(AMOUNT_PATTERN)
         whole = text.str.extract(r"^-?(\d+)", 1).cast(pl.Int64, strict=False)
         frac = text.str.extract(r"\.(\d{1,2})$", 1).str.pad_end(2, "0").cast(pl.Int64)
         sign = pl.when(text.str.starts_with("-")).then(-1).otherwise(1)
-        return pl.when(ok).then(sign * (whole * 100 + frac.fill_null(0)))
+        fits = whole <= MOST_DOLLARS
+        return pl.when(ok & fits).then(sign * (whole * 100 + frac.fill_null(0)))
     if dtype.is_float():
+        # NaN and the infinities fail the test of whole cents; cents beyond 64 bits
+        # are left null by the cast (both are reported as IN007)
         cents = (col * 100).round()
-        return pl.when((col * 100 - cents).abs() < 1e-6).then(cents.cast(pl.Int64))
-    if isinstance(dtype, pl.Decimal):
-        return (col * 100).cast(pl.Int64, strict=False)
-    return col.cast(pl.Int64, strict=False) * 100
+        whole_cents = (col * 100 - cents).abs() < 1e-6
+        return pl.when(whole_cents).then(cents.cast(pl.Int64, strict=False))
+    dollars = col.cast(pl.Int64, strict=False)
+    fits = (dollars >= -MOST_DOLLARS) & (dollars <= MOST_DOLLARS)
+    return pl.when(fits).then(dollars * 100)
 
 
 def _boolean(name: str, dtype: pl.DataType) -> pl.Expr:
@@ -176,8 +202,9 @@ def typed(raw: pl.DataFrame, file_id: int,
 
 # Parsed column -> the raw column it came from, and what it should have been.
 _PARSED = {
-    **{c: (c, "an integer") for c in v.INTEGER_COLUMNS},
-    "amount_cents": ("amount", "decimal dollars with at most 2 decimals, e.g. 25 or 1.25"),
+    **{c: (c, "an integer (of at most 64 bits)") for c in v.INTEGER_COLUMNS},
+    "amount_cents": ("amount", "decimal dollars with at most 2 decimals, e.g. 25 or 1.25 "
+                     "(its cents within 64 bits)"),
     **{c: (c, "true or false") for c in v.BOOLEAN_COLUMNS},
     "time": ("ts", "an ISO 8601 timestamp, e.g. 2026-11-01T21:04:05-05:00"),
 }

@@ -27,7 +27,7 @@ from urllib.parse import unquote
 import polars as pl
 
 from ..scope import Scope
-from . import chunks, compact, readers, sourced, spill, storage, untabled
+from . import chunks, column_types, compact, readers, sourced, spill, storage, untabled
 from . import vocabulary as v
 from .parse import time_of
 from .readers import RawFile
@@ -420,6 +420,7 @@ def _look_over_parquet(item: _Held, counts: list, days: list,
     except Exception as exc:  # noqa: BLE001 - any failure means the file cannot be read
         item.problems = [readers.unreadable(f"the Parquet file cannot be read: {exc}")]
         return 0, 0
+    column_types.refuse_unfit(path, scan.collect_schema())
     item.columns = [c for c in names if c in readers.TEXT_SCHEMA]
     item.missing = readers.missing_columns(names)
     item.sourced = {SOURCE_FILE, SOURCE_LINE} <= set(names)

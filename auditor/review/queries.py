@@ -152,7 +152,9 @@ class RunFacts:
     def previous(self, conn: Connection, run: dict[str, Any]) -> str | None:
         run_id = run["run_id"]
         if run_id not in self._previous:
-            before = previous_run(conn, run["facility"], tables_of(conn, run_id), run)
+            before = previous_run(
+                conn, run["facility"], tables_of(conn, run_id), run["started_at"]
+            )
             with self._lock:
                 self._previous[run_id] = before["run_id"] if before else None
         return self._previous[run_id]

@@ -106,7 +106,9 @@ AMOUNT_INVALID = register(
         COLUMNS,
         "error",
         "input",
-        "An `amount` that is negative, not a number, or has more than two decimals.",
+        "An `amount` that is negative, not a number (NaN and the infinities of a Parquet "
+        "column included), has more than two decimals, or is too large for its cents to "
+        "fit a 64-bit integer (above 92,233,720,368,547,757.99 dollars).",
         '{"event":"wager","amount":"-25"} or {"amount":"12.345"} or {"amount":"ten"}',
         '{"event":"wager","amount":25} or {"amount":"1.25"}',
     )
@@ -135,8 +137,9 @@ VALUE_INVALID = register(
         "error",
         "input",
         "Any other value the format does not allow: a game, target, bet, action, mode or winner "
-        "outside its list (or of the other game), a non-integer seat, round, seq, hand or decks, "
-        "points outside 0-9, a non-boolean `accepted`, a timestamp that is not ISO 8601.",
+        "outside its list (or of the other game), a non-integer seat, round, seq, hand or decks "
+        "(NaN, an infinity or an integer beyond 64 bits included), points outside 0-9, a "
+        "non-boolean `accepted`, a timestamp that is not ISO 8601.",
         '{"event":"card","target":"dealer"} on a baccarat table; {"seq":"12a"}',
         '{"event":"card","target":"banker"} on a baccarat table; {"seq":12}',
     )

@@ -1,7 +1,8 @@
 """A run compared with the run before it: new, still present, no longer present.
 
-The run before (history.previous_run) is the latest run stored before it, of the same
-facility, that audited at least one of its tables. Findings are matched by finding_id:
+The run before (history.previous_run) is the last run of the same facility that audited
+at least one of its tables to finish (be stored) before this run began: two audits that
+overlap in time are not compared with each other. Findings are matched by finding_id:
 
 - new: found now, not by the run before;
 - still present: found by both;
@@ -41,6 +42,8 @@ LISTED = (
 )
 EVERY_ROUND = "every round of its logs"  # a run without --gaming-day, --from or --until
 KINDS = ("new", "still_present", "no_longer_present", "not_audited_again")
+# which run a run is compared with, as the report and `auditor history` both say it
+BEFORE = "the last to finish before this run began"
 Span = tuple[datetime | None, datetime | None]
 
 
@@ -90,6 +93,7 @@ def compare(now: Facts, before: Facts | None) -> dict[str, Any]:
     rules_before = Counter(f["rule_id"] for f in previous)
     return {
         "run_id": now.run["run_id"],
+        "started_at": utc_text(now.run.get("started_at")),
         "previous_run": run_facts(before.run) if before else None,
         "counts": {
             "findings": len(now.findings),
@@ -102,6 +106,14 @@ def compare(now: Facts, before: Facts | None) -> dict[str, Any]:
         ],
         **kinds,
     }
+
+
+def compared_with(previous_run_id: str | None) -> str:
+    """Which run a run was compared with, in words."""
+    if previous_run_id is None:
+        return ("compared with no run: none of the facility's runs on its tables finished "
+                "before this run began")
+    return f"compared with run {previous_run_id}, {BEFORE}"
 
 
 def utc_text(moment: datetime | None) -> str | None:

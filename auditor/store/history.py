@@ -2,10 +2,13 @@
 how its findings stand with reviewers (their latest dispositions), and the rules that
 recur per table, dealer or rule.
 
-The run before a run is the latest run stored before it (by the time it was stored) of
-the same facility that audited at least one of its tables: last night's run for a
-nightly job, the earlier audit of the same logs for a re-audit. `auditor audit --store`
-compares with the same run (compare), so the report and `auditor history` agree.
+The run before a run is the last run of the same facility that audited at least one of
+its tables to finish (be stored: `finished_at`) before the run began (`started_at`):
+last night's run for a nightly job, the earlier audit of the same logs for a re-audit.
+It is read from the two runs' own times only, not from when anyone asks: a run that
+began before another had finished is not compared with it, however the two ended, so
+`auditor audit --store` (which asks before its own run is stored) and `auditor history`
+(which asks afterwards) name the same run, and the report and the history agree.
 """
 
 from __future__ import annotations
@@ -34,24 +37,20 @@ def previous_run(
     conn: Connection,
     facility: str | None,
     tables: Iterable[str],
-    before: dict[str, Any] | None = None,
+    began: datetime,
 ) -> dict[str, Any] | None:
-    """The latest run of `facility` that audited one of `tables`, stored before the run
-    `before` (None: the latest of all)."""
+    """The run before a run that began at `began` (UTC, as stored): the last run of
+    `facility` that audited one of `tables` to finish before then (the latest
+    `finished_at` below `began`; of two that finished at once, the higher run id)."""
     tables = sorted(set(tables))
     if not tables:
         return None
     audited = sa.select(run_tables.c.run_id).where(run_tables.c.table_id.in_(tables))
     query = sa.select(runs).where(
-        runs.c.facility.is_not_distinct_from(facility), runs.c.run_id.in_(audited)
+        runs.c.facility.is_not_distinct_from(facility),
+        runs.c.run_id.in_(audited),
+        runs.c.finished_at < began,
     )
-    if before is not None:
-        at, run_id = before["finished_at"], before["run_id"]
-        query = query.where(
-            sa.or_(
-                runs.c.finished_at < at, sa.and_(runs.c.finished_at == at, runs.c.run_id < run_id)
-            )
-        )
     query = query.order_by(runs.c.finished_at.desc(), runs.c.run_id.desc()).limit(1)
     row = conn.execute(query).mappings().first()
     return dict(row) if row else None
@@ -95,8 +94,8 @@ def runs_since(conn: Connection, since: datetime | None) -> list[dict[str, Any]]
 
 
 def changes(conn: Connection, listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each run with its comparison against the run before it (which may be older than
-    `since`)."""
+    """Each run with its comparison against the run before it (previous_run: the last to
+    finish before it began, which may be older than `since`)."""
     facts: dict[str, Facts] = {}
 
     def of(run: dict[str, Any]) -> Facts:
@@ -106,7 +105,9 @@ def changes(conn: Connection, listed: list[dict[str, Any]]) -> list[dict[str, An
 
     out = []
     for run in listed:
-        before = previous_run(conn, run["facility"], tables_of(conn, run["run_id"]), run)
+        before = previous_run(
+            conn, run["facility"], tables_of(conn, run["run_id"]), run["started_at"]
+        )
         out.append({"run": run, "comparison": compare(of(run), of(before) if before else None)})
     return out
 

@@ -5,7 +5,8 @@
    (exit 2), not after it;
 2. `prepare`, once the findings and the summary are built: the run gets its run_id (in
    summary.json, so that the folder names its run) and finding ids, and the comparison
-   with the run before it is written to the folder (comparison.json) for the report, and
+   with the run before it (the last to finish before this one began) is written to the
+   folder (comparison.json) for the report, and
    so are the dispositions its findings carry from earlier runs (carried:
    dispositions.json), read by finding_id;
 3. `land`, after every output file is written: the run goes into the store in one
@@ -65,7 +66,9 @@ class Recorder:
         now = facts_now(self.run)
         ids = self.run.findings["finding_id"].to_list()
         with self.store.begin() as conn:
-            before = previous_run(conn, summary.get("facility"), now.spans)
+            # the run before is read from the times alone (the last to finish before this
+            # run began), as `auditor history` reads it once this run is stored
+            before = previous_run(conn, summary.get("facility"), now.spans, self.started_at)
             before_facts = facts_of(conn, before) if before else None
             decided = dsp.latest(conn, ids)
         cmp.write(cmp.compare(now, before_facts), self.store.name, out)
@@ -125,4 +128,5 @@ def facts_now(run: Run) -> cmp.Facts:
     }
     wanted = [c for c in (*cmp.LISTED, "file_sha256") if c in run.findings.columns]
     rows = list(run.findings.select(wanted).iter_rows(named=True))
-    return cmp.Facts({"run_id": run.run_id}, rows, spans, {f["sha256"] for f in s["inputs"]})
+    return cmp.Facts({"run_id": run.run_id, "started_at": run.started_at}, rows, spans,
+                     {f["sha256"] for f in s["inputs"]})

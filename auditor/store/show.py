@@ -7,7 +7,7 @@ from typing import Any
 
 from ..rules.catalog import REGISTRY
 from . import STATES, state_label
-from .compare import EVERY_ROUND
+from .compare import EVERY_ROUND, compared_with
 
 NEW_LISTED = 30  # new findings of the latest run listed in text (JSON lists every one)
 MESSAGE_WIDTH = 90
@@ -16,7 +16,9 @@ EXPLAINED = (
     "new: not found by the run before; still: found by both; gone: no longer present, on "
     "tables (or files) this run audited again over the same period; not again: found by the "
     "run before on what this run did not audit (another night, table or file). The run "
-    "before is the latest stored run of the facility that audited one of the run's tables."
+    "before (compared with) is the last run of the facility that audited one of the run's "
+    "tables to finish before the run began: two runs that overlapped in time are not "
+    "compared with each other."
 )
 
 
@@ -88,6 +90,7 @@ def runs_text(store: str, since: str | None, report: dict[str, Any]) -> str:
             f"{r['still_present']:,}",
             f"{r['no_longer_present']:,}",
             f"{r['not_audited_again']:,}",
+            r["previous_run_id"] or "(none)",
         ]
         for r in runs
     ]
@@ -104,22 +107,19 @@ def runs_text(store: str, since: str | None, report: dict[str, Any]) -> str:
         "still",
         "gone",
         "not again",
+        "compared with",
     ]
     if len({r["facility"] for r in runs}) > 1:  # a store of several facilities names each
         headers.insert(2, "facility")
         rows = [
             [*row[:2], r["facility"] or "", *row[2:]] for row, r in zip(rows, runs, strict=True)
         ]
-    numbers = set(range(len(headers) - 9, len(headers)))
+    numbers = set(range(len(headers) - 10, len(headers) - 1))
     lines = [head + ":", "", *columns(headers, rows, numbers), "", EXPLAINED, ""]
     lines += dispositions_text(runs)
     latest, new = runs[-1], report["latest_new"]
-    since_run = (
-        f" since run {latest['previous_run_id']}"
-        if latest["previous_run_id"]
-        else " (no run before it in the store)"
-    )
-    lines += ["", f"New in the latest run, {latest['run_id']}{since_run}: {len(new)}"]
+    compared = compared_with(latest["previous_run_id"])
+    lines += ["", f"New in the latest run, {latest['run_id']}, {compared}: {len(new)}"]
     listed = [
         [f["rule_id"], f["severity"], _where(f), _short(f["message"])] for f in new[:NEW_LISTED]
     ]

@@ -160,7 +160,10 @@ def finding_rows(run: Run) -> Iterator[list[dict[str, Any]]]:
 
 def write(store: Store, run: Run, before_commit: Callable[[], None] = lambda: None) -> None:
     """The run, whole, in one transaction: nothing of it lands if any part fails;
-    `before_commit` runs last within it (a failure there lands nothing either)."""
+    `before_commit` runs last within it (a failure there lands nothing either). Its
+    `finished_at` is set last, just before the commit: a run that began after that time
+    finds this one stored (history.previous_run compares with it), and a run that began
+    while the findings were still being written does not take it for one before it."""
     with store.begin() as conn:
         migrate(conn)
         conn.execute(runs.insert(), [run_row(run, utc_now())])
@@ -174,3 +177,5 @@ def write(store: Store, run: Run, before_commit: Callable[[], None] = lambda: No
         for batch in finding_rows(run):
             conn.execute(findings.insert(), batch)
         before_commit()
+        landed = runs.update().where(runs.c.run_id == run.run_id)
+        conn.execute(landed.values(finished_at=utc_now()))

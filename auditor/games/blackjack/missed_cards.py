@@ -12,6 +12,8 @@ dead_hands(ctx)  one row per hand declared dead (rid, seat, hand; the first `dea
                  it held fewer than two (no card was dealt to it, or the deal of its
                  first two missed one), else "(i)(4)(ii)" (after its first two cards the
                  player chose a dead hand when a requested card was not dealt).
+live_hands(ctx)  the hands of `final_hands.hand_facts` still live when the dealer plays
+                 (not busted, surrendered, a natural or dead): (g)(3)'s test, shared.
 late_cards(ctx)  one row per card requested by a `hit` or `double` and dealt to the
                  hand only after a card or action of a later box (a higher seat): rid,
                  table_id, shoe_id, round, seat, hand, request_seq, request (the
@@ -83,6 +85,21 @@ def dead_hands(ctx: GameContext) -> pl.DataFrame:
 def dead_hand_ids(ctx: GameContext) -> pl.Series:
     """The hand ids (`replay.hand_id`) of the dead hands, for lookups with `is_in`."""
     return dead_hands(ctx).select(replay.hand_id(ctx))["hid"]
+
+
+def is_dead(ctx: GameContext) -> pl.Expr:
+    """Whether a hand (rid, seat, hand) was declared dead (a `dead_hand` row of its own):
+    it plays no more. Most logs have none, and no lookup is made."""
+    return replay.hand_in(ctx, dead_hands(ctx))
+
+
+def live_hands(ctx: GameContext) -> pl.DataFrame:
+    """The rows of `final_hands.hand_facts` of the player hands still live when the dealer
+    plays: not busted, surrendered or a natural, nor declared dead ((i)(3), (i)(4)(ii)).
+    The one test of (g)(3)'s "some outcome can still change" for every rule that asks it
+    (BJ501, BJ502, BJ801), so that they cannot disagree on a round."""
+    live = ~pl.col("busted") & ~pl.col("natural") & ~pl.col("surrendered")
+    return final_hands.hand_facts(ctx).filter(live & ~is_dead(ctx))
 
 
 # --- late cards -------------------------------------------------------------------

@@ -40,7 +40,7 @@ def _round_state(ctx: GameContext) -> pl.DataFrame:
     on the hand the split made). The dealer's blackjack is read from the first two cards
     only, so that a card drawn after it does not hide it."""
     # a round with a live hand: the rounds of the live hands, not a group-by of every hand
-    live = _live_hands(ctx)["rid"].unique()
+    live = missed_cards.live_hands(ctx)["rid"].unique()
     up, hole = pl.col("up"), pl.col("hole")
     ace, ten = engine.ACE, 10
     dealer_bj = ((up == ace) & (hole == ten)) | ((up == ten) & (hole == ace))
@@ -57,24 +57,11 @@ def _round_state(ctx: GameContext) -> pl.DataFrame:
     )
 
 
-def _live_hands(ctx: GameContext) -> pl.DataFrame:
-    """The player hands still live when the dealer plays: not busted, surrendered or a
-    natural, nor declared dead ((i)(3), (i)(4)(ii))."""
-    live = ~pl.col("busted") & ~pl.col("natural") & ~pl.col("surrendered")
-    return final_hands.hand_facts(ctx).filter(live & ~_dead(ctx))
-
-
-def _dead(ctx: GameContext) -> pl.Expr:
-    """Whether a hand (rid, seat, hand) was declared dead (a `dead_hand` row of its own):
-    it plays no more. Most logs have none, and no lookup is made."""
-    return replay.hand_in(ctx, missed_cards.dead_hands(ctx))
-
-
 def _settled_hands(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
     """Per round of `rids`: how many of its player hands busted, surrendered, were a
     natural or were declared dead (the few rounds a message names)."""
     hands = final_hands.hand_facts(ctx).filter(pl.col("rid").is_in(rids.implode()))
-    return hands.with_columns(_dead(ctx).alias("dead")).group_by("rid").agg(
+    return hands.with_columns(missed_cards.is_dead(ctx).alias("dead")).group_by("rid").agg(
         pl.col("busted").sum().alias("n_busted"),
         pl.col("surrendered").sum().alias("n_surrendered"),
         pl.col("natural").sum().alias("n_natural"),

@@ -10,7 +10,8 @@ reported, and nothing else is judged from these rows:
 * BJ801 (i)(1): the first card after an exposed card is another card, unless the
   exposed card's burn comes first; or its burn while a hand still taking cards (a card
   dealt to it later) had not refused it (a refuse on any hand of the box counts: the
-  patron refused), or while (g)(2) and (g)(3) had the dealer draw. An exposed card
+  patron refused), or while (g)(2) and (g)(3) had the dealer draw (a live hand as
+  BJ501 and BJ502 count it: `missed_cards.live_hands`). An exposed card
   before every box and the dealer held two cards is not judged. One finding per card.
 * BJ802 (i)(1): a card dealt to a seat and hand after its `refuse` (the box's other
   split hands may receive cards). Once a hand, at the first such card.
@@ -33,7 +34,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
-from ...games.blackjack import engine, final_hands, money, replay
+from ...games.blackjack import engine, missed_cards, money, replay
 from ...games.blackjack import irregularities as irr
 from ..registry import Rule, register
 
@@ -122,7 +123,7 @@ def _takers(ctx: GameContext, burned: pl.DataFrame) -> pl.DataFrame:
 def _dealer_needs(ctx: GameContext, burned: pl.DataFrame) -> pl.DataFrame:
     """Per burned exposed card (rid, seq): the dealer's hand at the burn (`total`, `soft`)
     where (g)(2) had the dealer draw on it and (g)(3) did not forbid it (some player hand
-    live, no dealer blackjack)."""
+    live, as `missed_cards.live_hands` has it, and no dealer blackjack)."""
     rids = burned["rid"].implode()
     held = (
         replay.dealer_rows(ctx)
@@ -135,8 +136,8 @@ def _dealer_needs(ctx: GameContext, burned: pl.DataFrame) -> pl.DataFrame:
     hands = held.group_by("rid", "seq").agg(
         pl.len().alias("n"), value.sum().alias("hard"), (value == ACE).any().alias("ace")
     )
-    live = ~pl.col("busted") & ~pl.col("natural") & ~pl.col("surrendered")
-    open_rounds = final_hands.hand_facts(ctx).filter(pl.col("rid").is_in(rids) & live)["rid"]
+    # (g)(3): the live hands as BJ501 and BJ502 count them, dead hands left out
+    open_rounds = missed_cards.live_hands(ctx).filter(pl.col("rid").is_in(rids))["rid"]
     up, hole = pl.col("up"), pl.col("hole")
     dealer_bj = ((up == ACE) & (hole == TEN)) | ((up == TEN) & (hole == ACE))
     rounds = replay.rounds(ctx).filter(pl.col("rid").is_in(rids)).select(
@@ -214,7 +215,9 @@ EXPOSED_CARD = register(
         "after it must be that card, unless its `burn` comes first. The burn is reported where "
         "a hand still taking cards (dealt a card after the burn) had not refused it (a "
         "`refuse` on any hand of the box counts), or where the dealer's hand at the burn "
-        "had to draw under (g)(2) and (g)(3). One finding per exposed card, at the other card "
+        "had to draw under (g)(2) and (g)(3) (some player hand still live, as BJ501 has it: "
+        "not busted, surrendered, a natural or declared dead). One finding per exposed card, "
+        "at the other card "
         "or at the burn. An exposed card before the initial two cards is not judged.",
         "box 2 hits, KH is exposed in error, burned, and box 2 is dealt 5C",
         "box 2 hits, KH is exposed in error and dealt to box 2 as its card",

@@ -1,0 +1,117 @@
+"""Parquet logs whose columns are not of the types the format gives them.
+
+A column of a type that can hold no value of the format (a list, a struct, binary data;
+a boolean or a time where a number is wanted) stops the audit before any part is read:
+exit 2, one line naming the file and the column. A number out of the format's range (an
+amount whose cents do not fit 64 bits, an integer beyond 64 bits, NaN) is a finding at
+its row, and the audit completes. Each case is audited in this process and once with its
+parts in worker processes (--workers 2).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import polars as pl
+import pytest
+from casefiles import DEFAULT_HOUSE, expand_events
+from click.testing import CliRunner
+
+from auditor.cli import main
+
+# a blackjack round by the book; the pay is line 11 of the file
+ROUND = """
+{"event": "shuffle", "decks": 6}
+{"event": "burn", "card": "2C"}
+{"event": "round_start"}
+{"event": "wager", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
+{"event": "no_more_bets"}
+{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "TS"}
+{"event": "card", "target": "dealer", "card": "9D"}
+{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "9H"}
+{"event": "card", "target": "dealer", "card": "8C"}
+{"event": "action", "seat": 1, "hand": 1, "action": "stand"}
+{"event": "pay", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
+{"event": "round_end"}
+"""
+PAY_LINE = 11
+PAY = pl.col("event") == "pay"
+
+# column -> the column rewritten in a type that cannot hold the format's values
+UNFIT = {
+    "card": pl.concat_list("card"),
+    "seq": pl.struct(pl.col("seq").alias("n")),
+    "table_id": pl.col("table_id").cast(pl.Binary),
+    "amount": pl.col("amount") > 0,
+    "hand": pl.col("hand").cast(pl.Datetime("us")),
+}
+
+# name -> (column, the column rewritten with one value out of range on the pay row, the
+# rule that reports it)
+OUT_OF_RANGE = {
+    "amount 1e20 as a float": (
+        "amount", pl.when(PAY).then(1e20).otherwise(pl.col("amount").cast(pl.Float64)), "IN007"),
+    # its cents, 100 times it, wrap round 64 bits to 84: read as $0.84 before
+    "amount whose cents overflow 64 bits": (
+        "amount", pl.when(PAY).then(184467440737095517).otherwise(pl.col("amount")), "IN007"),
+    "amount NaN": (
+        "amount", pl.when(PAY).then(float("nan")).otherwise(pl.col("amount").cast(pl.Float64)),
+        "IN007"),
+    "amount of three decimals as a Decimal": (
+        "amount", pl.when(PAY).then(pl.lit(Decimal("25.005"))).otherwise(pl.col("amount"))
+        .cast(pl.Decimal(20, 3)), "IN007"),
+    "seq beyond 64 bits": (
+        "seq", pl.when(PAY).then(2**64 - 1).otherwise(pl.col("seq")).cast(pl.UInt64), "IN009"),
+    "seq infinite": (
+        "seq", pl.when(PAY).then(float("inf")).otherwise(pl.col("seq").cast(pl.Float64)),
+        "IN009"),
+}
+
+
+def _log(folder: Path, column: str, rewritten: pl.Expr) -> Path:
+    rows = expand_events(ROUND, {"table_id": "BJ-01", "game": "blackjack"})
+    path = folder / "log.parquet"
+    pl.DataFrame(rows).with_columns(rewritten.alias(column)).write_parquet(path)
+    return path
+
+
+def _audit(log: Path, out: Path, workers: int):
+    return CliRunner().invoke(main, ["audit", str(log), "--house", str(DEFAULT_HOUSE), "--out",
+                                     str(out), "--no-report", "-q", "--fail-on", "never",
+                                     "--workers", str(workers)])
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["here", "in worker processes"])
+@pytest.mark.parametrize("column", list(UNFIT))
+def test_a_column_that_cannot_hold_the_formats_values_is_exit_2_naming_it(
+    tmp_path, column, workers
+):
+    log = _log(tmp_path, column, UNFIT[column])
+    result = _audit(log, tmp_path / "out", workers)
+    # exit 2 of the command's own (a crash is exit 1 with the exception kept)
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    assert str(log) in lines[0] and f"`{column}` is" in lines[0], lines[0]
+    assert not (tmp_path / "out" / "findings.parquet").exists()
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["here", "in worker processes"])
+@pytest.mark.parametrize("case", list(OUT_OF_RANGE))
+def test_a_number_out_of_the_formats_range_is_a_finding_at_its_row(tmp_path, case, workers):
+    column, rewritten, rule = OUT_OF_RANGE[case]
+    log = _log(tmp_path, column, rewritten)
+    result = _audit(log, tmp_path / "out", workers)
+    assert result.exit_code == 0, (result.output, result.exception)
+    findings = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    found = findings.filter(pl.col("rule_id") == rule).select("line", "field").rows()
+    assert found == [(PAY_LINE, column)], findings.select("rule_id", "line", "field", "message")
+
+
+def test_numbers_written_as_categorical_text_are_read_as_their_text(tmp_path):
+    # text in a code book is text: parsed as a JSON string would be, no finding
+    log = _log(tmp_path, "seq", pl.col("seq").cast(pl.String).cast(pl.Categorical))
+    result = _audit(log, tmp_path / "out", 1)
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert pl.read_parquet(tmp_path / "out" / "findings.parquet").is_empty()
