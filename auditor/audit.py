@@ -35,7 +35,15 @@ from .audit_part import (
 from .coverage import Coverage, of_log
 from .house import HouseRules
 from .ingest import chunks, compact, folded, spill, storage
-from .ingest.partition import Log, dealt, open_log, open_rows, open_spilled, relocated
+from .ingest.partition import (
+    Log,
+    TableTooLarge,
+    dealt,
+    open_log,
+    open_rows,
+    open_spilled,
+    relocated,
+)
 from .ingest.sources import Source
 from .ingest.totals import LogTotals, problems_deduplicated
 from .profiles.read import quiet
@@ -459,10 +467,16 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
         log = open_rows(export.named())
     else:
         hold = limit.held_rows(compact.ROWS_AT_MOST)
-        log = open_log(every, workdir, spill_all=isinstance(worker, _Pool),
-                       spill_text=not limit.holds_text(text), hold_rows=hold,
-                       chunk_bytes=limit.chunk_bytes(), max_line=max_line,
-                       hold_text=limit.text_held_at_most())
+        # a table past the most a part could hold is refused as soon as its rows are
+        # counted, before the rest of the log is read (the plan's own room is smaller)
+        most = None if limit.cluster else limit.part_rows(1 << 62, 0)
+        try:
+            log = open_log(every, workdir, spill_all=isinstance(worker, _Pool),
+                           spill_text=not limit.holds_text(text), hold_rows=hold,
+                           chunk_bytes=limit.chunk_bytes(), max_line=max_line,
+                           hold_text=limit.text_held_at_most(), table_rows_at_most=most)
+        except TableTooLarge as exc:
+            raise AuditError(_too_large(exc.table, exc.rows, most, limit, 0, True)) from None
     if not allow_empty:
         _refuse_empty(log, export)
     log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
@@ -531,22 +545,29 @@ def _planned(log: Log, limit: budget.Budget, worker: _Worker | _Pool,
     tables = log.table_rows.drop_nulls("table_id")
     if tables.height and int(tables["rows"].max()) > room:
         largest = tables.sort("rows", descending=True).row(0)
-        needed = limit.needed_for(largest[1], held)
-        where = "on the cluster's workers (their memory limit)" if limit.cluster else (
-            f"within the memory budget of {budget.in_gb(limit.bytes)} GB")
-        advice = ("give the cluster's workers more memory" if limit.cluster else
-                  f"set --memory {budget.in_gb(needed)} or more"
-                  + (", or fewer --workers" if limit.workers > 1 else ""))
-        raise AuditError(
-            f"table {largest[0]} has {largest[1]:,} rows, more than a part can hold "
-            f"{where} ({room:,} rows); a table is never split, so {advice}; nothing "
-            "was audited")
+        raise AuditError(_too_large(largest[0], largest[1], room, limit, held))
     parts = _parts(log, room, slots)
     where = ("cluster" if limit.cluster else "workers" if limit.workers > 1
              else "here" if parts == [None] else "worker")
     spilled = any(h.spilled is not None and h.source.encoding != "parquet" for h in log.held)
     kind = "none" if not text else "spilled" if spilled else "read whole"
     return Plan(limit.bytes, len(parts), where, slots, kind, min(room, PART_ROWS)), parts
+
+
+def _too_large(table: str, rows: int, room: int, limit: budget.Budget, held: int,
+               read_so_far: bool = False) -> str:
+    """Why a table cannot be audited within the budget, and what to set."""
+    needed = limit.needed_for(rows, held)
+    where = "on the cluster's workers (their memory limit)" if limit.cluster else (
+        f"within the memory budget of {budget.in_gb(limit.bytes)} GB")
+    advice = ("give the cluster's workers more memory" if limit.cluster else
+              (f"set --memory above {budget.in_gb(needed)}" if read_so_far
+               else f"set --memory {budget.in_gb(needed)} or more")
+              + (", or fewer --workers" if limit.workers > 1 else ""))
+    has = (f"has {rows:,} rows or more (the log was read no further: how many more, the "
+           "rest of it tells)" if read_so_far else f"has {rows:,} rows")
+    return (f"table {table} {has}, more than a part can hold {where} ({room:,} rows); a "
+            f"table is never split, so {advice}; nothing was audited")
 
 
 def _first_day(log: Log, audited: int, window: Window | None) -> date:

@@ -9,11 +9,14 @@ findings store that cannot be opened or written).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
+import tempfile
 from datetime import date, datetime
 from pathlib import Path
 
@@ -324,19 +327,27 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
                 raise Failure(f"the audit stopped: {exc}") from None
             except ColumnTypeError as exc:
                 raise Failure(str(exc)) from None
+            except Exception as exc:
+                _said_where(exc, f"the work folder {workdir or tempfile.gettempdir()}",
+                            "reading the logs", "nothing was audited")
+                raise
         if not quiet and result.plan is not None:
             if sys.stderr.isatty():
                 click.echo("", err=True)
             click.echo(f"auditor: {result.plan.sentence()}", err=True)
-        summary = _write_run(result, staged, out, recorder, house_path, profile_path,
-                             detail_per_rule, progress)
-        if not no_report:
-            progress("rendering the report")
-            from .report import render
+        try:
+            summary = _write_run(result, staged, out, recorder, house_path, profile_path,
+                                 detail_per_rule, progress)
+            if not no_report:
+                progress("rendering the report")
+                from .report import render
 
-            render(staged, paper=paper, rulesets=rs, detail_per_rule=detail_per_rule)
-            _sign(staged, credentials, quiet, out)
-        _land(recorder, folder, progress)
+                render(staged, paper=paper, rulesets=rs, detail_per_rule=detail_per_rule)
+                _sign(staged, credentials, quiet, out)
+            _land(recorder, folder, progress)
+        except Exception as exc:
+            _said_where(exc, f"--out {out}", f"--out {out}", "the run was not written")
+            raise
     except BaseException:
         folder.abandon()
         raise
@@ -345,6 +356,17 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
         click.echo("", err=True)
     _print_summary(summary, out, quiet)
     sys.exit(_exit_status(summary, fail_on))
+
+
+def _said_where(exc: Exception, writing: str, otherwise: str, outcome: str) -> None:
+    """A failure of the system raised as exit 2 naming what failed: `writing` for a full
+    disk, else `otherwise`, and the `outcome`; any other failure is left to go on."""
+    system = system_error(exc)
+    if system is None:
+        return
+    full = system[0] in (errno.ENOSPC, errno.EDQUOT)
+    raise Failure(f"{writing if full else otherwise}: {system[1]}; {outcome}, and --out "
+                  "keeps the run before") from None
 
 
 def _write_run(result, staged: Path, out: Path, recorder, house_path: Path,
@@ -977,11 +999,25 @@ def entry() -> None:
         sys.exit(2)
 
 
+# polars and pyarrow say a system error in their own words, ending "(os error 28)"
+_OS_ERROR = re.compile(r"([^:()]+) \(os error (\d+)\)")
+
+
+def system_error(exc: BaseException) -> tuple[int, str] | None:
+    """A failure of the system (a full disk, an I/O error), as its errno and words, from
+    Python or from polars and pyarrow; None for any other failure."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return exc.errno, exc.strerror or str(exc)
+    found = _OS_ERROR.search(str(exc))
+    return (int(found.group(2)), found.group(1).strip()) if found else None
+
+
 def _failure_sentence(exc: Exception) -> str:
     """What a failure outside the auditor's own checks was, in one line."""
-    if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
-        return f"{where}{exc.strerror or exc}; the command stopped"
+    system = system_error(exc)
+    if system is not None:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return f"{where}{system[1]}; the command stopped"
     first = (str(exc).strip().splitlines() or [""])[0]
     return (f"the command failed ({type(exc).__name__}: {first}); this is a fault of the "
             "auditor: please report it with the command that gave it")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -16,7 +17,7 @@ from summaries import audited
 from auditor import audit, budget
 from auditor.cli import main
 from auditor.house import load as load_house
-from auditor.ingest import spill
+from auditor.ingest import spill, text
 from auditor.ingest.partition import open_log
 from auditor.ingest.sources import expand
 from auditor.rulesets import load_rulesets
@@ -101,6 +102,30 @@ def test_a_table_too_large_for_the_budget_is_refused_before_it_is_audited(folder
     assert f"table {table} has {rows:,} rows" in message
     assert "set --memory" in message and "nothing was audited" in message
     assert not audited_parts
+
+
+def test_a_table_too_large_is_refused_once_counted_before_the_rest_is_read(monkeypatch,
+                                                                            tmp_path):
+    """The refusal comes from the rows counted so far: the files after the one that
+    shows the table too large are never read (it used to come after the whole log was
+    read and spilled)."""
+    _tiny_model(monkeypatch)
+    clean = Path(__file__).resolve().parents[1] / "sample_logs" / "clean" / "baccarat.jsonl"
+    for name in ("a.jsonl", "b.jsonl", "c.jsonl"):  # the same tables in each
+        (tmp_path / name).write_bytes(clean.read_bytes())
+    sources = expand([str(tmp_path)])
+    rows = int(open_log(sources[:1]).table_rows.drop_nulls()["rows"].max())
+    read = []
+    real = text.pieces
+    monkeypatch.setattr(text, "pieces", lambda s, *a, **k: read.append(s.path.name)
+                        or real(s, *a, **k))
+    rs = load_rulesets()
+    house = load_house(Path(__file__).resolve().parents[1] / "sample_logs" / "house.toml", rs,
+                       date(2026, 11, 1))
+    with pytest.raises(audit.AuditError) as refused:
+        audit.run(sources, house, rs, memory=2 * budget.PART_ROW_BYTES * (rows + 1))
+    assert "rows or more (the log was read no further" in str(refused.value)
+    assert read == ["a.jsonl", "b.jsonl"]  # past the room once b's rows are counted
 
 
 def test_a_budget_below_any_audit_is_exit_2_saying_what_to_set(folder, tmp_path):

@@ -255,3 +255,72 @@ def test_a_file_the_auditor_may_not_read_is_exit_2_naming_it(tmp_path):
     assert "Traceback" not in done.stderr
     with pytest.raises(SourceError):
         expand([str(logs / "missing.jsonl")])
+
+
+# --- hostile input within the memory budget ------------------------------------------
+
+
+def _objects(path: Path) -> None:
+    """6,000,000 lines of `{}`: 18 MB of text in a gzip of 18 kB."""
+    with gzip.open(path, "wb", compresslevel=1) as handle:
+        for _ in range(6):
+            handle.write(b"{}\n" * 1_000_000)
+
+
+def _one_line(path: Path) -> None:
+    """One line of 300 MB, no line break: a gzip of 300 kB."""
+    with gzip.open(path, "wb", compresslevel=1) as handle:
+        for _ in range(300):
+            handle.write(b"x" * (1 << 20))
+
+
+def _same_line(path: Path) -> None:
+    """One valid row, 2,000,000 times: one table past what a part can hold."""
+    row = CLEAN.read_bytes().splitlines(keepends=True)[5]
+    with gzip.open(path, "wb", compresslevel=1) as handle:
+        for _ in range(4):
+            handle.write(row * 500_000)
+
+
+def _wide(path: Path) -> None:
+    """500 rows of the clean day with 20,000 columns the format does not have."""
+    rows = [json.loads(line) for line in CLEAN.read_text().splitlines()[:500]]
+    columns = ["table_id", "game", "shoe_id", "round", "seq", "ts", "event", "seat", "target",
+               "card", "bet", "amount", "winner", "player_points", "banker_points", "decks",
+               "accepted", "mode"]
+    extra = "," * 20_000
+    with path.open("w") as handle:
+        handle.write(",".join(columns) + "".join(f",x{n}" for n in range(20_000)) + "\n")
+        for row in rows:
+            cells = ["" if row.get(c) is None else str(row[c]).lower()
+                     if isinstance(row[c], bool) else str(row[c]) for c in columns]
+            handle.write(",".join(cells) + extra + "\n")
+
+
+HOSTILE = {"objects.jsonl.gz": (_objects, 1), "line.jsonl.gz": (_one_line, 1),
+           "same.jsonl.gz": (_same_line, 2), "wide.csv": (_wide, 0)}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_input_is_audited_within_the_memory_budget(tmp_path, name):
+    """Each at a small scale of the faults found (a 10 MB gzip of 10 GB, 1 GB of `{}`
+    lines, 1 GB of one valid line, one line of 500 MB, a CSV of 100,000 more columns):
+    the audit completes (or refuses a table too large, at once) with one line at most,
+    and its peak memory (the largest of its processes) stays within --memory 1.5."""
+    make, status = HOSTILE[name]
+    make(tmp_path / name)
+    probe = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        "print(done.stderr, file=sys.stderr)\n")
+    done = subprocess.run(
+        [sys.executable, "-c", probe, sys.executable, "-m", "auditor.cli", "audit",
+         str(tmp_path / name), "--house", str(HOUSE), "--out", str(tmp_path / "out"),
+         "--no-report", "-q", "--memory", "1.5"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code, peak_kb = map(int, done.stdout.split())
+    assert code == status, done.stderr
+    assert "Traceback" not in done.stderr
+    assert len([line for line in done.stderr.splitlines() if line.strip()]) <= 1
+    assert peak_kb < 1.5 * (1 << 20), f"{peak_kb:,} kB"

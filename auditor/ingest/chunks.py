@@ -21,10 +21,7 @@ from .sources import Source
 GZIP_RATIO = 6  # a gzip file holds about six times its size in text
 # Bytes of text parsed at once: the reading's memory follows this, not the file
 CHUNK_BYTES = 64 << 20
-# A row of the format as text, about (the simulated logs'): a chunk holds at most its
-# bytes over this in rows. Parsing costs about as much a row whatever its text, and a
-# file of `{}` lines would otherwise make twenty times the rows of a chunk planned
-ROW_BYTES = {"jsonl": 160, "csv": 80}
+
 
 
 @dataclass
@@ -62,7 +59,7 @@ def numbered(source: Source, chunk_bytes: int | None = None,
     size = chunk_bytes or CHUNK_BYTES
     pieces = text.pieces(source, size, max_line,
                          read_bytes=size // (GZIP_RATIO if source.gzip else 1),
-                         most_lines=max(1, size // ROW_BYTES[source.encoding]))
+                         most_lines=max(1, size // text.ROW_BYTES[source.encoding]))
     for number, piece in enumerate(pieces):
         yield Chunk(number, piece.text, before, piece.problems, header, piece.newlines)
         if source.encoding == "csv" and header is None and piece.text:

@@ -196,10 +196,36 @@ def _text_part(held: _Held, tables: list[str] | None, first: bool) -> RawFile:
 # --- looking the files over -------------------------------------------------------
 
 
+class TableTooLarge(Exception):
+    """A table's rows, counted so far, are more than a part may hold."""
+
+    def __init__(self, table: str, rows: int) -> None:
+        super().__init__(f"table {table} has more than {rows:,} rows")
+        self.table, self.rows = table, rows
+
+
+class _Counted:
+    """Each table's rows, counted as the files are read: a TableTooLarge as soon as one
+    passes `at_most` (None: no limit), before the rest of the log is read."""
+
+    def __init__(self, at_most: int | None) -> None:
+        self.at_most = at_most
+        self.rows: dict[str, int] = {}
+
+    def add(self, counts: pl.DataFrame) -> pl.DataFrame:
+        if self.at_most is None:
+            return counts
+        for table, rows in counts.drop_nulls(TABLE).iter_rows():
+            self.rows[table] = self.rows.get(table, 0) + rows
+            if self.rows[table] > self.at_most:
+                raise TableTooLarge(table, self.rows[table])
+        return counts
+
+
 def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool = False,
              spill_text: bool | None = None, hold_rows: int | None = None,
              chunk_bytes: int | None = None, max_line: int | None = None,
-             hold_text: int | None = None) -> Log:
+             hold_text: int | None = None, table_rows_at_most: int | None = None) -> Log:
     """The files looked over (rows per table, the first day), Parquet files kept where
     they are, and the text files, judged for the log as a whole, read whole or, with a
     `workdir`, spilled there by table a chunk at a time (`spill_text`; None: where
@@ -209,23 +235,26 @@ def open_log(sources: list[Source], workdir: Path | None = None, spill_all: bool
     the text spilled at once (None: chunks.CHUNK_BYTES); `max_line`: the longest line
     read (None: text.MAX_LINE_BYTES); `hold_text`: the text that may be held whole, in
     all (None: any): gzip files that hold more than their size foretold are spilled
-    instead, with the rest of the log's text."""
+    instead, with the rest of the log's text; `table_rows_at_most`: a table counted past
+    it stops the reading (TableTooLarge)."""
     if spill_text is None:
         spill_text = spill.should_spill(sources)
     spill_text = workdir is not None and (spill_all or spill_text)
     try:
         return _open_log(sources, workdir, spill_all, spill_text, hold_rows, chunk_bytes,
-                         max_line, None if workdir is None else hold_text)
+                         max_line, None if workdir is None else hold_text,
+                         _Counted(table_rows_at_most))
     except TextTooLarge:
         return _open_log(sources, workdir, spill_all, True, hold_rows, chunk_bytes,
-                         max_line, None)
+                         max_line, None, _Counted(table_rows_at_most))
 
 
 def _open_log(sources: list[Source], workdir: Path | None, spill_all: bool, spill_text: bool,
               hold_rows: int | None, chunk_bytes: int | None, max_line: int | None,
-              hold_text: int | None) -> Log:
+              hold_text: int | None, counted: _Counted) -> Log:
     hold = _rows_held(hold_rows)
-    files, held, counts, days = [], [], [], []
+    files, held, days = [], [], []
+    counts = _CountedList(counted)
     allowance = untabled.Allowance()  # rows without a table held, in file order
     # each file's hash is taken while polars looks the files over (hashing lets go of
     # Python, so the two share the cores)
@@ -275,6 +304,18 @@ def _open_log(sources: list[Source], workdir: Path | None, spill_all: bool, spil
     known = [d for d in days if d is not None]
     return Log(files, held, table_rows, min(known) if known else None, hold_rows=hold_rows,
                max_line=max_line)
+
+
+class _CountedList(list):
+    """The counts of the files' rows per table, each added to the running count as it
+    is appended (where the spill appends a chunk's as it goes)."""
+
+    def __init__(self, counted: _Counted) -> None:
+        super().__init__()
+        self.counted = counted
+
+    def append(self, counts: pl.DataFrame) -> None:
+        super().append(self.counted.add(counts))
 
 
 def _rows_held(hold_rows: int | None) -> int:
@@ -364,7 +405,7 @@ def _places(source: Source, lines: set[int], chunk_bytes: int | None = None,
             .filter(pl.col("line").is_in(list(lines)))
             .select(name, pl.col("line").cast(pl.Int64),
                     pl.col(SOURCE_FILE).cast(pl.String).alias("_file"),
-                    pl.col(SOURCE_LINE).cast(pl.Int64).alias("_line"))
+                    pl.col(SOURCE_LINE).cast(pl.Int64, strict=False).alias("_line"))
             .collect())
 
 

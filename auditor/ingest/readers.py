@@ -197,9 +197,12 @@ def _malformed(number: int, line: bytes, why: str) -> Problem:
 
 
 def _read_csv(data: bytes, newlines: int | None = None) -> RawFile:
-    header = _csv_header(data)
+    header = sourced.csv_header(data)
     if header is None:
-        return RawFile(empty(), [unreadable("the CSV header row cannot be read", line=1)])
+        first = data.split(b"\n", 1)[0].rstrip(b"\r")
+        why = (": a carriage return in it ends no line (the format's lines end with a line "
+               "feed)" if b"\r" in first else "")
+        return RawFile(empty(), [unreadable(f"the CSV header row cannot be read{why}", line=1)])
     problems: list[Problem] = []
     if b'"' in data:
         frame, bad = _read_csv_by_row(data, header)
@@ -245,16 +248,6 @@ def _clean_csv_rows(data: bytes, width: int, newlines: int | None = None) -> int
     if _BLANK_CSV_LINE.search(data) or data.count(b",") != (width - 1) * (rows + 1):
         return None
     return rows
-
-
-def _csv_header(data: bytes) -> list[str] | None:
-    """The names in the CSV text's first line (None: it cannot be read)."""
-    end = data.find(b"\n")
-    try:
-        return next(csv.reader([(data if end < 0 else data[:end]).decode("utf-8-sig")
-                                .rstrip("\r")]))
-    except (UnicodeDecodeError, StopIteration):
-        return None
 
 
 def _polars_csv(data: bytes, header: list[str],

@@ -19,12 +19,22 @@ SOURCE_FILE, SOURCE_LINE = "source_file", "source_line"
 PLACES = {"line": pl.Int64, "_file": pl.String, "_line": pl.Int64}
 
 
+def csv_header(data: bytes) -> list[str] | None:
+    """The names in CSV text's first line (None: it cannot be read: not UTF-8, or a
+    carriage return in it that ends no line)."""
+    end = data.find(b"\n")
+    try:
+        first = (data if end < 0 else data[:end]).decode("utf-8-sig").rstrip("\r")
+        return next(csv.reader([first]))
+    except (UnicodeDecodeError, StopIteration, csv.Error):
+        return None
+
+
 def names_sources(data: bytes, encoding: str) -> bool:
     """Whether a text log's rows may name their sources: its CSV header names both
     columns, or its JSON Lines mention them."""
     if encoding == "csv":
-        first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
-        header = next(csv.reader([first]), [])
+        header = csv_header(data) or []
         return {SOURCE_FILE, SOURCE_LINE} <= {h.strip() for h in header}
     return b'"' + SOURCE_LINE.encode() + b'"' in data
 

@@ -9,7 +9,8 @@ spilled a chunk at a time see the same text, so they find the same rows):
   word. The output of one compressed block is bounded too, so a small file that
   expands to gigabytes is never held at once.
 - The text decompressed is counted: a caller holding the file whole gives a cap, and
-  a file past it is TextTooLarge (it is then read a chunk at a time instead).
+  a file past it (each line counting as a row's usual size at least) is TextTooLarge
+  (it is then read a chunk at a time instead).
 - A line longer than the line limit is cut out where it is found and reported at its
   line: it is read no further, and an empty line stands in its place, so the lines
   after it keep their numbers. One line of hundreds of megabytes is never held.
@@ -31,6 +32,11 @@ IN_RECORD_MALFORMED = "IN002"
 MAX_LINE_BYTES = 1 << 20  # the longest line read (--max-line): no record of the format
 # comes near it (a few hundred bytes), and a line past it is cut out
 READ_BYTES = 8 << 20  # bytes read from the file at once
+# A row of the format as text, about (the simulated logs'). Reading costs about as much
+# a row whatever its text: a piece holds at most its bytes over this in rows, and text
+# held whole counts each line as this many bytes at least (a file of `{}` lines would
+# otherwise be fifty times the rows its size foretells)
+ROW_BYTES = {"jsonl": 160, "csv": 80}
 INFLATE_BYTES = 16 << 20  # text decompressed from one read at most, before more is asked
 
 
@@ -134,9 +140,10 @@ def pieces(source: Source, piece_bytes: int | None = None, max_line: int | None 
         if isinstance(block, _Stop):
             stop = block
             break
-        total += len(block)
-        if cap is not None and total > cap:
-            raise TextTooLarge(f"{source.path} holds more than {cap:,} bytes of text")
+        if cap is not None:
+            total += max(len(block), block.count(b"\n") * ROW_BYTES.get(source.encoding, 1))
+            if total > cap:
+                raise TextTooLarge(f"{source.path} holds more than {cap:,} bytes of text")
         for kept in _split(cutter.take(block), most_lines):
             gathered.append(kept)
             size += len(kept)
