@@ -100,13 +100,15 @@ def _cannot_open(source: Source, exc: OSError) -> str:
 
 def _inflated(handle, read_bytes: int) -> Iterator[bytes | _Stop]:
     """A gzip file's text, member after member, no more than INFLATE_BYTES at once."""
-    inflater, fed = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS), False
+    inflater, fed, started = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS), False, False
     while True:
         block = handle.read(read_bytes)
         if not block:
-            if fed and not inflater.eof:
+            # a file of no bytes at all is no gzip stream either: one cut at its start
+            if (fed and not inflater.eof) or not started:
                 yield _Stop("the gzip stream ends early", at_line=True)
             return
+        started = True
         while block:
             if inflater.eof:  # the member before ended: another follows, or padding
                 if not block.strip(b"\0"):
