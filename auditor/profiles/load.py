@@ -16,6 +16,7 @@ import polars as pl
 
 from ..ingest import vocabulary as v
 from . import ProfileError
+from . import sql as sql_text
 from .cards import read_as_cards
 from .model import FORMATS, LAYOUTS, NOTATIONS, Cards, Mapping, Profile, Source, format_named
 
@@ -211,6 +212,12 @@ def _mapping(check: _Checker, spec: Any, key: str) -> Mapping:
             check.fail(key, "a constant must be a text, a number or a boolean")
         return Mapping(value=constant)
     sql = check.text(spec["sql"], key)
+    try:
+        # on the text first: polars runs a subquery's file reads and can crash on a long
+        # enough expression while it parses one
+        sql_text.check(sql)
+    except sql_text.SqlRefused as exc:
+        check.fail(key, f"the SQL {exc}")
     try:
         pl.sql_expr(sql)
     except Exception as exc:  # noqa: BLE001 - polars' parser says why
