@@ -713,6 +713,10 @@ def profile_check(profile_path, logs):
             if len(matched) > 1 else ""
         try:
             found = look(path, source)
+        except ProfileError as exc:  # what stops an audit of the file (exit 2)
+            click.echo(str(exc))
+            failures.append(str(exc))
+            continue
         except Exception as exc:  # noqa: BLE001 - any reason a file cannot be read
             click.echo(f"{path}: source {source.name}{also}; cannot be read ({exc})")
             continue

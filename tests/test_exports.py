@@ -6,6 +6,7 @@ contract says."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from datetime import date
 from pathlib import Path
@@ -666,3 +667,97 @@ def test_a_feed_without_shoe_or_round_finds_what_it_finds_with_them(tmp_path, ga
     assert one.height
     assert _sorted(two.select(key)) == _sorted(one.select(key))
     assert two["shoe_id"].drop_nulls().str.contains("@").all()
+
+
+# --- what stops an audit of exports: exit 2 with one line naming the file, never a traceback
+
+SAMPLES = Path(__file__).parent.parent / "sample_logs" / "exports"
+
+
+def _sample(tmp_path: Path, name: str, old: str = "", new: str = "", rows: int = 60) -> Path:
+    """A small copy of a sample export (each file's first `rows` records) and its
+    profile, `old` replaced by `new` in the profile."""
+    folder = tmp_path / name
+    folder.mkdir()
+    text = (SAMPLES / name / "profile.toml").read_text()
+    assert old in text, old
+    (folder / "profile.toml").write_text(text.replace(old, new, 1))
+    for path in (SAMPLES / name).iterdir():
+        if path.name == "profile.toml":
+            continue
+        gzipped = path.name.endswith(".gz")
+        data = gzip.decompress(path.read_bytes()) if gzipped else path.read_bytes()
+        header = 1 if ".csv" in path.name else 0
+        data = b"".join(data.splitlines(keepends=True)[:rows + header])
+        (folder / path.name).write_bytes(gzip.compress(data) if gzipped else data)
+    return folder
+
+
+def _stops(folder: Path, *files: str, command: str = "audit") -> str:
+    """`auditor audit` (or `import`, `profile check`) of the exports: exit 2 with one
+    line, no traceback; that line."""
+    profile = str(folder / "profile.toml")
+    paths = [str(folder / f) for f in files] or [str(folder)]
+    house = str(SAMPLES.parent / "house.toml")
+    args = {"audit": ["audit", *paths, "--profile", profile, "--house", house, "--out",
+                      str(folder.parent / "out"), "--no-report", "-q"],
+            "import": ["import", *paths, "--profile", profile, "--house", house, "--out",
+                       str(folder.parent / "dataset")],
+            "check": ["profile", "check", profile, *paths]}[command]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    said = result.output.strip().splitlines()
+    assert said[-1].startswith("Error: ") and "Traceback" not in result.output
+    if command != "check":
+        assert len(said) == 1, said
+    return said[-1]
+
+
+_AMOUNT = "CAST(stake_cents AS DOUBLE) / 100"
+
+
+@pytest.mark.parametrize(("sql", "why"), [
+    ("CAST(spot AS INTEGER)", "conversion from `str` to `i32` failed"),
+    ("UPPER(stake_cents)", "expected `String`, got `i64`"),
+    ("CASE WHEN REGEXP_LIKE(spot, '(') THEN 1 END", "regex"),
+])
+@pytest.mark.parametrize("command", ["audit", "import", "check"])
+def test_profile_sql_that_fails_on_a_file_is_exit_2_naming_file_and_key(tmp_path, sql, why,
+                                                                         command):
+    folder = _sample(tmp_path, "baccarat-coups", _AMOUNT, sql)
+    line = _stops(folder, command=command)
+    assert f"{folder / 'wagers-baccarat.jsonl'}: source 'rfid'.columns.amount: its SQL " \
+        "fails on this file" in line
+    assert why in line
+
+
+def test_profile_sql_of_a_table_that_fails_is_exit_2_where_the_exports_are_read_in_parts(
+        tmp_path):
+    from auditor import budget
+    from auditor.profiles import ProfileError
+
+    folder = _sample(tmp_path, "baccarat-coups", 'table_id = "table"',
+                     'table_id = { sql = "CAST(\\"table\\" AS INTEGER)" }')
+    profile = load_profile(folder / "profile.toml")
+    for memory in (None, budget.PROCESS_BYTES + 1_500 * 100):
+        with pytest.raises(ProfileError, match="rfid'.columns.table_id: its SQL fails"):
+            translate(profile, [str(folder)], memory=memory, workdir=tmp_path / "spill")
+
+
+def test_profile_sql_dividing_by_zero_makes_bad_values_not_a_crash(tmp_path):
+    # polars gives inf (or NaN) for x / 0 and null for x // 0 and x % 0: each row's
+    # amount is then a bad value, an input finding at its line
+    folder = _sample(tmp_path, "baccarat-coups", _AMOUNT, "stake_cents / 0", rows=20)
+    result = _audit_sample(folder)
+    assert result.exit_code == 1, (result.output, result.exception)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    bad = found.filter(pl.col("rule_id") == "IN007", pl.col("field") == "amount")
+    assert bad["line"].to_list() == list(range(1, 21)) and set(bad["observed"]) == {"inf"}
+
+
+def _audit_sample(folder: Path):
+    return CliRunner().invoke(main, [
+        "audit", str(folder), "--profile", str(folder / "profile.toml"), "--house",
+        str(SAMPLES.parent / "house.toml"), "--out", str(folder.parent / "out"),
+        "--no-report", "-q"])

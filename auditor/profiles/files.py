@@ -16,6 +16,8 @@ import polars as pl
 
 from ..ingest import storage
 from ..ingest.sources import SourceError, glob_matches
+from . import ProfileError
+from .cells import SqlFailed, sql_cells
 from .model import Profile, Source
 
 
@@ -85,6 +87,14 @@ def look(path: Path, source: Source) -> Looked:
                            .drop_nulls().unique().to_list())
     elif table is not None and table.constant:
         found.tables = {str(table.value)}
+    roots = sql_columns(source)
+    if source.format_of(path.name) == "jsonl" or not set(roots) & set(found.missing):
+        # as an audit would: a mapping's SQL that fails on the file stops it
+        typed = read_typed(path, source, roots, data) if roots else frame
+        try:
+            sql_cells(typed, source)
+        except SqlFailed as exc:
+            raise ProfileError(f"{path}: {exc}") from None
     lines = frame.with_columns(lines_of(path, source, frame.height).alias("line"))
     for canonical, mapped in source.values.items():
         column = source.columns.get(canonical)

@@ -67,9 +67,9 @@ def _tables_of_files(out: Translated) -> pl.DataFrame:
             named = [mapping.column] if mapping.column else roots
             raw = read_whole(export.path, source, named if kind == "jsonl" else None, data)
             typed = read_typed(export.path, source, roots, data) if roots else None
+            table = cells.table_cells(raw, source, typed)
         except Exception:  # noqa: BLE001 - said where the file is read for its part
             continue
-        table = cells.table_cells(raw, source, typed)
         found.append(table.to_frame().group_by("table_id").len("rows").drop_nulls(
             "table_id").with_columns(pl.lit(n).alias("file")))
     schema = {"table_id": pl.String, "rows": pl.UInt32, "file": pl.Int64}

@@ -191,6 +191,15 @@ def _exports(profile: Profile, arguments: list[str], skipped: list[Path]) -> lis
 
 def _cells(out: Translated, number: int, export: Export,
            tables: list[str] | None = None) -> pl.DataFrame:
+    """_file_cells, a mapping's SQL that fails on the file a ProfileError naming it."""
+    try:
+        return _file_cells(out, number, export, tables)
+    except cells.SqlFailed as exc:
+        raise ProfileError(f"{export.path}: {exc}") from None
+
+
+def _file_cells(out: Translated, number: int, export: Export,
+                tables: list[str] | None = None) -> pl.DataFrame:
     """One file's rows (of `tables`; None: all): the canonical cells as text, mapped,
     timed and with their cards read; `line`, `_file`, `_row` (its place in the file) and
     `_instant` beside them. What is said of the file itself is said on its first read
