@@ -683,7 +683,7 @@ def profile_check(profile_path, logs):
     the profile is invalid or an audit of these files could not run."""
     from .ingest.sources import SourceError
     from .profiles import ProfileError
-    from .profiles.files import files_named, look, sources_of
+    from .profiles.files import absent_message, files_named, look, sources_of
     from .profiles.load import load
 
     try:
@@ -730,6 +730,8 @@ def profile_check(profile_path, logs):
             click.echo(f"{path}: lacks the mapped column {column!r}")
             if source.format_of(path.name) != "jsonl":
                 failures.append(f"{path} has no column {column!r}")
+        for key, column in found.absent:
+            failures.append(absent_message(path, source, key, column))
         for canonical, value, rows, first in found.unmapped:
             click.echo(f"{path}: {canonical}: {value!r} is in no value map ({rows} row(s), "
                        f"first at line {first})")

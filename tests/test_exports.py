@@ -761,3 +761,54 @@ def _audit_sample(folder: Path):
         "audit", str(folder), "--profile", str(folder / "profile.toml"), "--house",
         str(SAMPLES.parent / "house.toml"), "--out", str(folder.parent / "out"),
         "--no-report", "-q"])
+
+
+@pytest.mark.parametrize(("old", "new", "key", "column"), [
+    (_AMOUNT, "CAST(stake_cent AS DOUBLE) / 100", "stake_cent", "amount"),
+    ('seat = "position"', 'seat = "pos"', "pos", "seat"),
+])
+@pytest.mark.parametrize("command", ["audit", "import", "check"])
+def test_a_needed_json_lines_key_no_row_has_is_exit_2_naming_file_and_key(tmp_path, old, new,
+                                                                          key, column,
+                                                                          command):
+    # before, the wagers were read with that column empty: 7,332 events became 5,342
+    folder = _sample(tmp_path, "baccarat-coups", old, new)
+    line = _stops(folder, command=command)
+    assert (f"{folder / 'wagers-baccarat.jsonl'}: no row has the key {key!r}, from which the "
+            f"profile's source 'rfid' takes {column}, a column the wagers layout needs") in line
+
+
+def test_a_json_lines_key_some_rows_lack_is_an_empty_cell_in_those_rows(tmp_path):
+    folder = _sample(tmp_path, "baccarat-coups", rows=30)
+    wagers = folder / "wagers-baccarat.jsonl"
+    rows = [json.loads(line) for line in wagers.read_text().splitlines()]
+    for row in rows[1:]:
+        del row["position"]
+    wagers.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = _audit_sample(folder)
+    assert result.exit_code == 1, (result.output, result.exception)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    lacking = found.filter(pl.col("file") == str(wagers), pl.col("field") == "seat")
+    assert lacking["line"].unique().sort().to_list() == list(range(2, 31))
+    check = CliRunner().invoke(main, ["profile", "check", str(folder / "profile.toml"),
+                                      str(folder)])
+    assert check.exit_code == 0, check.output
+
+
+def test_a_key_no_row_has_of_a_column_the_layout_does_without_is_named_not_refused(tmp_path):
+    # one profile reads both games' feeds: a baccarat feed writes no Hand, Move, Patron
+    folder = _sample(tmp_path, "feed", rows=200)
+    check = CliRunner().invoke(main, ["profile", "check", str(folder / "profile.toml"),
+                                      str(folder)])
+    assert check.exit_code == 0, check.output
+    assert "feed-baccarat.jsonl.gz: lacks the mapped column 'Hand'" in check.output
+    assert _audit_sample(folder).exit_code in (0, 1)
+
+
+def test_a_needed_json_lines_key_null_in_every_row_is_empty_cells_not_refused(tmp_path):
+    folder = _sample(tmp_path, "baccarat-coups", rows=10)
+    wagers = folder / "wagers-baccarat.jsonl"
+    rows = [{**json.loads(line), "position": None} for line in wagers.read_text().splitlines()]
+    wagers.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = _audit_sample(folder)
+    assert result.exit_code == 1, (result.output, result.exception)

@@ -69,6 +69,9 @@ class Looked:
     # (canonical column, value, rows, first line) of each value no map covers
     unmapped: list[tuple[str, str, int, int]] = field(default_factory=list)
     twice: list[str] = field(default_factory=list)  # columns a CSV header names twice
+    # (key, column) of each key no row of a JSON Lines file has, that a column its
+    # layout needs is taken from
+    absent: list[tuple[str, str]] = field(default_factory=list)
     tables: set[str] = field(default_factory=set)  # the tables its rows name
 
 
@@ -78,6 +81,8 @@ def look(path: Path, source: Source) -> Looked:
     frame = read_whole(path, source, data=data)
     found = Looked(rows=frame.height)
     found.missing = [c for c in named_columns(source) if c not in frame.columns]
+    if source.format_of(path.name) == "jsonl":
+        found.absent = absent_keys(source, frame, data)
     if source.format_of(path.name) == "csv":
         header = csv_header(data, source.delimiter)
         found.twice = sorted({c for c in header if header.count(c) > 1})
@@ -110,6 +115,46 @@ def look(path: Path, source: Source) -> Looked:
                            for value, rows, first in stray.iter_rows()]
     found.unmapped += _unmapped_actions(lines, source)
     return found
+
+
+def needed_keys(source: Source) -> dict[str, str]:
+    """Each export column (a JSON Lines key) a column the source's layout needs is taken
+    from, by its name or in its SQL, and that column."""
+    found: dict[str, str] = {}
+    for column in source.needed:
+        mapping = source.columns.get(column)
+        if mapping is None or mapping.constant:
+            continue
+        keys = ([mapping.column] if mapping.column is not None
+                else pl.sql_expr(mapping.sql).meta.root_names())
+        for key in keys:
+            found.setdefault(key, column)
+    return found
+
+
+def absent_keys(source: Source, frame: pl.DataFrame, data: bytes) -> list[tuple[str, str]]:
+    """(key, column) of each key of needed_keys that no row of a JSON Lines file has: a
+    mapping that names a key the export does not write, which would leave that column
+    empty in every row (a key absent from some rows only is an empty cell there; a file
+    of no rows lacks nothing). `frame`: the file as read, the keys asked for included
+    (null where absent: those null in every row are looked for in `data`)."""
+    if not frame.height:
+        return []
+    needed = needed_keys(source)
+    unseen = [k for k in needed
+              if k not in frame.columns or frame.get_column(k).null_count() == frame.height]
+    if any(k in frame.columns for k in unseen):
+        try:  # null in every row, or absent from every row: every key a row has
+            written = set(pl.read_ndjson(data, infer_schema_length=None).columns)
+        except pl.exceptions.PolarsError:  # unreadable so: taken as written
+            written = set(unseen)
+        unseen = [k for k in unseen if k not in written]
+    return [(k, needed[k]) for k in unseen]
+
+
+def absent_message(path: Path, source: Source, key: str, column: str) -> str:
+    return (f"{path}: no row has the key {key!r}, from which the profile's source "
+            f"{source.name!r} takes {column}, a column the {source.layout} layout needs")
 
 
 def sql_columns(source: Source) -> list[str]:

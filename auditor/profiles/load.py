@@ -227,12 +227,7 @@ def _mapping(check: _Checker, spec: Any, key: str) -> Mapping:
 
 def _required(check: _Checker, source: Source, where: str) -> None:
     """What a layout cannot do without (export-profiles-v1, Layouts)."""
-    needed = {"events": ("table_id", "game", "event"),
-              "coups": ("table_id", "shoe_id", "round", "game"),
-              "wagers": ("table_id", "seat", "bet", "amount")}[source.layout]
-    if source.layout == "wagers":
-        needed += ("shoe_id", "round") if source.join == "round" else ("ts",)
-    for column in needed:
+    for column in source.needed:
         if column not in source.columns:
             check.fail(f"{where}.columns.{column}", f"is needed by the {source.layout} layout"
                        + (f' (join = "{source.join}")' if source.layout == "wagers" else ""))

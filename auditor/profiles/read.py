@@ -24,6 +24,8 @@ from . import ProfileError, cells, layouts, times
 from .cards import codes
 from .coups import coup_events, wagers_without_coups
 from .files import (
+    absent_keys,
+    absent_message,
     csv_header,
     csv_lines,
     files_named,
@@ -233,6 +235,9 @@ def _file_cells(out: Translated, number: int, export: Export,
     if lacking and kind != "jsonl":
         raise ProfileError(f"{path}: has no column {lacking[0]!r}, which the profile's source "
                            f"{source.name!r} maps")
+    absent = absent_keys(source, raw, data) if kind == "jsonl" else []
+    if absent:
+        raise ProfileError(absent_message(path, source, *absent[0]))
     raw = raw.with_columns(pl.lit(None, pl.String).alias(c) for c in lacking)
     if kind == "csv":
         keep, lines = _csv_records(export, raw.height, data, first)
