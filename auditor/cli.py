@@ -681,6 +681,7 @@ def profile_check(profile_path, logs):
     """Check PROFILE (every key), and with LOGs which source reads each file, the files
     skipped, the mapped columns a file lacks and every value no map covers. Exit 2 where
     the profile is invalid or an audit of these files could not run."""
+    from .budget import BudgetError, default_bytes, export_text_limit
     from .ingest.sources import SourceError
     from .profiles import ProfileError
     from .profiles.files import absent_message, files_named, look, sources_of
@@ -712,8 +713,8 @@ def profile_check(profile_path, logs):
         also = f"; also matched by {', '.join(s.name for s in matched[1:])}" \
             if len(matched) > 1 else ""
         try:
-            found = look(path, source)
-        except ProfileError as exc:  # what stops an audit of the file (exit 2)
+            found = look(path, source, export_text_limit(default_bytes()))
+        except (ProfileError, BudgetError) as exc:  # what stops an audit of the file
             click.echo(str(exc))
             failures.append(str(exc))
             continue

@@ -678,7 +678,7 @@ def _sample(tmp_path: Path, name: str, old: str = "", new: str = "", rows: int =
     """A small copy of a sample export (each file's first `rows` records) and its
     profile, `old` replaced by `new` in the profile."""
     folder = tmp_path / name
-    folder.mkdir()
+    folder.mkdir(parents=True)
     text = (SAMPLES / name / "profile.toml").read_text()
     assert old in text, old
     (folder / "profile.toml").write_text(text.replace(old, new, 1))
@@ -693,7 +693,7 @@ def _sample(tmp_path: Path, name: str, old: str = "", new: str = "", rows: int =
     return folder
 
 
-def _stops(folder: Path, *files: str, command: str = "audit") -> str:
+def _stops(folder: Path, *files: str, command: str = "audit", more: tuple = ()) -> str:
     """`auditor audit` (or `import`, `profile check`) of the exports: exit 2 with one
     line, no traceback; that line."""
     profile = str(folder / "profile.toml")
@@ -704,7 +704,7 @@ def _stops(folder: Path, *files: str, command: str = "audit") -> str:
             "import": ["import", *paths, "--profile", profile, "--house", house, "--out",
                        str(folder.parent / "dataset")],
             "check": ["profile", "check", profile, *paths]}[command]
-    result = CliRunner().invoke(main, args)
+    result = CliRunner().invoke(main, [*args, *more])
     assert result.exit_code == 2, (result.output, result.exception)
     assert isinstance(result.exception, SystemExit), result.exception
     said = result.output.strip().splitlines()
@@ -812,3 +812,85 @@ def test_a_needed_json_lines_key_null_in_every_row_is_empty_cells_not_refused(tm
     wagers.write_text("".join(json.dumps(row) + "\n" for row in rows))
     result = _audit_sample(folder)
     assert result.exit_code == 1, (result.output, result.exception)
+
+
+# --- gzip exports: read to their end, within the budget, a damaged one an input finding
+
+
+def test_a_gzip_export_of_several_members_is_read_to_its_end(tmp_path):
+    one = _sample(tmp_path / "one", "feed", rows=300)
+    two = _sample(tmp_path / "two", "feed", rows=300)
+    for path in two.glob("*.gz"):  # each file two gzip members, one after the other
+        lines = gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+        path.write_bytes(gzip.compress(b"".join(lines[:100]))
+                         + gzip.compress(b"".join(lines[100:])))
+    whole = translate(load_profile(one / "profile.toml"), [str(one)])
+    members = translate(load_profile(two / "profile.toml"), [str(two)])
+    assert members.accounting() == whole.accounting()
+    assert members.accounting()["read"] == 600
+
+
+def _gzip_bomb(path: Path, megabytes: int, line: bytes) -> None:
+    """A small gzip file of `line` repeated to `megabytes` of text."""
+    block = line * ((1 << 20) // len(line) + 1)
+    with gzip.open(path, "wb", compresslevel=9) as handle:
+        for _ in range(megabytes):
+            handle.write(block)
+
+
+def test_a_gzip_export_that_expands_past_the_budget_stops_before_it_is_held(tmp_path):
+    from auditor import budget
+    from auditor.profiles.files import look
+
+    folder = _sample(tmp_path, "feed", rows=20)
+    bomb = folder / "feed-bomb.jsonl.gz"
+    first = gzip.decompress((folder / "feed-baccarat.jsonl.gz").read_bytes()).split(b"\n")[0]
+    _gzip_bomb(bomb, 120, first + b"\n")
+    assert bomb.stat().st_size < 1 << 20
+    # a budget of 1 GB holds an export of at most a tenth of it: 102 MB of text
+    said = (f"{bomb}: the gzip file holds more than 102 MB of text, the most one export "
+            "may hold within the memory budget")
+    assert said in _stops(folder, more=("--memory", "1"))
+    profile = load_profile(folder / "profile.toml")
+    with pytest.raises(budget.BudgetError, match="more than 102 MB"):  # read in parts too
+        translate(profile, [str(folder)], memory=budget.GB, workdir=tmp_path / "spill")
+    with pytest.raises(budget.BudgetError, match="more than 102 MB"):  # profile check
+        look(bomb, profile.sources[0], budget.export_text_limit(budget.GB))
+    # within a budget it fits, it is read
+    assert translate(profile, [str(bomb)], memory=2 * budget.GB).accounting()["read"] > 0
+
+
+@pytest.mark.parametrize(("name", "file"), [("feed", "feed-baccarat.jsonl.gz"),
+                                            ("baccarat-coups", "coups-baccarat.csv"),
+                                            ("blackjack-coups", "bj-coups-blackjack.csv")])
+@pytest.mark.parametrize("damage", ["cut short", "corrupt"])
+def test_a_damaged_gzip_export_is_an_input_finding_not_a_traceback(tmp_path, name, file,
+                                                                   damage):
+    pattern = file.split("-blackjack")[0].split("-baccarat")[0] + "-*.csv"
+    folder = _sample(tmp_path, name, f'files = ["{pattern}"]',
+                     f'files = ["{pattern}", "{pattern}.gz"]') if "csv" in file else _sample(
+        tmp_path, name)
+    path = folder / file
+    data = path.read_bytes() if file.endswith(".gz") else gzip.compress(path.read_bytes())
+    path.unlink()
+    path = path.with_name(path.name.removesuffix(".gz") + ".gz")
+    if damage == "cut short":
+        data = data[:len(data) // 2]
+    else:
+        data = data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[
+            len(data) // 2 + 1:]
+    path.write_bytes(data)
+    for files in ([path], list(folder.glob("*-*"))):  # the file alone, and with the others
+        result = CliRunner().invoke(main, [
+            "audit", *map(str, files), "--profile", str(folder / "profile.toml"), "--house",
+            str(SAMPLES.parent / "house.toml"), "--out", str(tmp_path / "out"),
+            "--no-report", "-q"])
+        assert result.exit_code == 1, (result.output, result.exception)
+        found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+        unreadable = found.filter(pl.col("rule_id") == "IN001")
+        assert unreadable["file"].to_list() == [str(path)]
+        assert damage in unreadable["message"][0]
+    check = CliRunner().invoke(main, ["profile", "check", str(folder / "profile.toml"),
+                                      str(path)])
+    assert check.exit_code == 0, check.output
+    assert f"{path}: source " in check.output and damage in check.output

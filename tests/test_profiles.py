@@ -362,3 +362,15 @@ def test_each_function_profile_sql_may_call_works_and_is_in_the_manual():
     listed = set(re.findall(r"`([A-Z_]+)`", manual))
     assert not sql.FUNCTIONS - listed, sorted(sql.FUNCTIONS - listed)
     assert f"{sql.MAX_TOKENS} tokens" in manual and f"{sql.MAX_DEPTH} " in manual
+
+
+def test_a_gzip_export_is_read_through_every_member_and_the_zeros_padding_it(tmp_path):
+    from auditor.profiles.files import text_of
+
+    texts = [b"a,b\n" * 50_000, b"", b"c,d\n" * 3]
+    path = tmp_path / "x.csv.gz"
+    path.write_bytes(b"".join(gzip.compress(t) for t in texts) + b"\0" * 8)
+    assert text_of(path) == b"".join(texts) == gzip.decompress(path.read_bytes())
+    path.write_bytes(gzip.compress(texts[0]) + b"junk")
+    with pytest.raises(gzip.BadGzipFile, match="corrupt"):
+        text_of(path)

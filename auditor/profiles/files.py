@@ -8,12 +8,14 @@ import fnmatch
 import glob
 import gzip
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import polars as pl
 
+from .. import budget
 from ..ingest import storage
 from ..ingest.sources import SourceError, glob_matches
 from . import ProfileError
@@ -75,9 +77,10 @@ class Looked:
     tables: set[str] = field(default_factory=set)  # the tables its rows name
 
 
-def look(path: Path, source: Source) -> Looked:
-    """The file read whole, every column as text, against its source's mappings."""
-    data = None if source.format_of(path.name) == "parquet" else text_of(path)
+def look(path: Path, source: Source, limit: int | None = None) -> Looked:
+    """The file read whole, every column as text, against its source's mappings.
+    `limit`: the most text it may hold (text_of)."""
+    data = None if source.format_of(path.name) == "parquet" else text_of(path, limit)
     frame = read_whole(path, source, data=data)
     found = Looked(rows=frame.height)
     found.missing = [c for c in named_columns(source) if c not in frame.columns]
@@ -100,7 +103,7 @@ def look(path: Path, source: Source) -> Looked:
             sql_cells(typed, source)
         except SqlFailed as exc:
             raise ProfileError(f"{path}: {exc}") from None
-    lines = frame.with_columns(lines_of(path, source, frame.height).alias("line"))
+    lines = frame.with_columns(lines_of(path, source, frame.height, data).alias("line"))
     for canonical, mapped in source.values.items():
         column = source.columns.get(canonical)
         if column is None or column.column is None or column.column not in frame.columns:
@@ -266,9 +269,59 @@ def csv_header(data: bytes, delimiter: str) -> list[str]:
     return [name.strip() for name in next(csv.reader([first], delimiter=delimiter), [])]
 
 
-def text_of(path: Path) -> bytes:
-    data = path.read_bytes()
-    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+def text_of(path: Path, limit: int | None = None) -> bytes:
+    """A file's bytes; a gzip file's (its first two bytes say it) decompressed: every
+    member of it (gzip files written one after another are one), a cut or corrupt one a
+    gzip.BadGzipFile. `limit`: the most text it may hold (budget.export_text_limit),
+    decompressed as it streams so that a small file that expands to gigabytes stops
+    there, a budget.BudgetError naming it."""
+    with path.open("rb") as handle:
+        if handle.read(2) != b"\x1f\x8b":
+            handle.seek(0)
+            return handle.read()
+        handle.seek(0)
+        return _gunzipped(handle, path, limit)
+
+
+_GZIP_READ_BYTES = 1 << 20  # compressed bytes read at once
+_GZIP_OUT_BYTES = 16 << 20  # text made at once from them, at most (a bomb's stays small)
+
+
+def _gunzipped(handle, path: Path, limit: int | None) -> bytes:
+    text = bytearray()
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    pending, begun, more = b"", False, False  # input not decompressed yet; a member has
+    # begun; text may remain to make from what was read (its last call filled its room)
+    while True:
+        if not pending and not more:
+            pending = handle.read(_GZIP_READ_BYTES)
+            if not pending:
+                break
+        if not begun:  # between members zero bytes may pad a file, as gzip allows
+            pending = pending.lstrip(b"\0")
+            if not pending:
+                continue
+            begun = True
+        try:
+            made = inflater.decompress(pending, _GZIP_OUT_BYTES)
+        except zlib.error as exc:
+            raise gzip.BadGzipFile(f"the gzip data is corrupt ({exc})") from None
+        text += made
+        if limit is not None and len(text) > limit:
+            raise budget.BudgetError(
+                f"{path}: the gzip file holds more than {limit / (1 << 20):,.0f} MB of text, "
+                "the most one export may hold within the memory budget (read whole, an "
+                f"export takes about {budget.EXPORT_FACTOR} times its text): split the "
+                "file, or set a larger --memory")
+        pending, more = inflater.unconsumed_tail, len(made) == _GZIP_OUT_BYTES
+        if inflater.eof:  # a member ends: another may follow (what is left of the input)
+            pending = inflater.unused_data
+            inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            begun = more = False
+    if begun:
+        raise gzip.BadGzipFile("the gzip stream ends early: the file is cut short, and "
+                               "none of it is read")
+    return bytes(text)
 
 
 def read_whole(path: Path, source: Source, columns: list[str] | None = None,

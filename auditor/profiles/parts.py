@@ -63,7 +63,7 @@ def _tables_of_files(out: Translated) -> pl.DataFrame:
         kind = source.format_of(export.path.name)
         roots = pl.sql_expr(mapping.sql).meta.root_names() if mapping.sql else []
         try:
-            data = None if kind == "parquet" else text_of(export.path)
+            data = None if kind == "parquet" else text_of(export.path, out.text_limit)
             named = [mapping.column] if mapping.column else roots
             raw = read_whole(export.path, source, named if kind == "jsonl" else None, data)
             typed = read_typed(export.path, source, roots, data) if roots else None

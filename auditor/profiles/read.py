@@ -78,13 +78,20 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     out = Translated(profile, exports, [], skipped, context_files=len(later))
     out.decks_of = decks_of
     text = sum(_bytes_held(e.path) for e in exports)
-    try:
-        if memory is not None:
+    whole = True
+    if memory is not None:
+        out.text_limit = budget.export_text_limit(memory)
+        try:
             budget.exports_fit(text, memory)
+        except budget.BudgetError:
+            if workdir is None:
+                raise
+            whole = False
+    # a BudgetError while the files are read (a gzip file that holds more than
+    # text_limit) stops the audit: read in parts, each file is still read whole
+    if whole:
         out.events = _translate_part(out, None)
-    except budget.BudgetError:
-        if workdir is None:
-            raise
+    else:
         translate_in_parts(out, memory, workdir, _translate_part)
     _finish(out)
     for export, spilled in zip(out.exports, out.spilled or [], strict=False):
@@ -209,21 +216,24 @@ def _file_cells(out: Translated, number: int, export: Export,
     first, export.seen = not export.seen, True
     source, path = export.source, export.path
     kind = source.format_of(path.name)
+    named, roots = named_columns(source), sql_columns(source)
+    lists = _is_blackjack_coups(source)
     try:
-        data = None if kind == "parquet" else text_of(path)
-        named = named_columns(source)
-        lists = _is_blackjack_coups(source)
+        data = None if kind == "parquet" else text_of(path, out.text_limit)
         raw = read_whole(path, source, named if kind == "jsonl" and not lists else None, data)
-        roots = sql_columns(source)
         typed = read_typed(path, source, roots, data) if roots else None
-    except ProfileError:
+        readable = True
+    except (ProfileError, budget.BudgetError):
         raise
-    except Exception as exc:  # noqa: BLE001 - polars' reader says why
+    except Exception as exc:  # noqa: BLE001 - polars' reader (or gzip) says why
         if first:
             export.problems.append(Problem("IN001", None, None, None, None,
                                            f"the export cannot be read: {exc}"))
-        return pl.DataFrame(schema={FILE: pl.Int32})
-    if first:
+        # read on as a file of no rows, so that its frame is one the layouts know
+        data, readable = b"", False
+        raw = pl.DataFrame(schema={c: pl.String for c in named})
+        typed = pl.DataFrame(schema={c: pl.String for c in roots}) if roots else None
+    if first and readable:
         export.rows, export.sha256 = raw.height, sha256_of(path)
         export.size = path.stat().st_size
     header = csv_header(data, source.delimiter) if kind == "csv" else []
