@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 
@@ -894,3 +897,55 @@ def test_a_damaged_gzip_export_is_an_input_finding_not_a_traceback(tmp_path, nam
                                       str(path)])
     assert check.exit_code == 0, check.output
     assert f"{path}: source " in check.output and damage in check.output
+
+
+# --- a CSV export read for its mapped columns only
+
+# the peak resident memory of a process that reads the exports, in KB (VmHWM: its own,
+# where getrusage's maxrss would carry the parent's high mark over exec)
+_PEAK = """
+import re, sys
+from pathlib import Path
+from auditor.profiles.load import load
+from auditor.profiles.read import translate
+folder = Path(sys.argv[1])
+translate(load(folder / "profile.toml"), [str(folder / "coups-baccarat.csv")])
+print(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text())[1])
+"""
+
+
+def _wide(tmp_path: Path, extra: int, rows: int = 100) -> Path:
+    """The sample coups, its first `rows` rows, with `extra` columns it does not map."""
+    folder = _sample(tmp_path / f"wide{extra}", "baccarat-coups", rows=rows)
+    (folder / "wagers-baccarat.jsonl").unlink()
+    path = folder / "coups-baccarat.csv"
+    header, *lines = path.read_text().splitlines()
+    header += "".join(f";Extra{n}" for n in range(extra))
+    path.write_text("\n".join([header, *(line + ";x" * extra for line in lines)]) + "\n")
+    return folder
+
+
+def test_a_csv_export_with_many_more_columns_than_mapped_reads_its_mapped_ones_only(
+        tmp_path):
+    narrow, wide = _wide(tmp_path, 0), _wide(tmp_path, 20_000)
+    one = translate(load_profile(narrow / "profile.toml"), [str(narrow)])
+    two = translate(load_profile(wide / "profile.toml"), [str(wide)])
+    assert two.accounting() == one.accounting() and one.accounting()["read"] == 100
+    assert [e.drop("_file").to_dicts() for e in two.events] == [
+        e.drop("_file").to_dicts() for e in one.events]
+    root = Path(__file__).parent.parent
+
+    def peak(folder: Path) -> int:  # KB, the whole process: an interpreter with polars
+        ran = subprocess.run([sys.executable, "-c", _PEAK, str(folder)], check=True,
+                             capture_output=True, text=True, cwd=root,
+                             env={**os.environ, "PYTHONPATH": str(root)})
+        return int(ran.stdout.split()[-1])
+
+    # read whole, the 2 million extra cells took about 140 MB more (and the header's
+    # names were counted against each other: 5 seconds); their names alone take ~35 MB
+    assert peak(wide) - peak(narrow) < 80_000
+    # the header is still checked for a name given twice, mapped or not
+    path = wide / "coups-baccarat.csv"
+    path.write_text(path.read_text().replace("Extra19999", "Extra7", 1))
+    result = _audit_sample(wide)
+    assert result.exit_code == 2 and "names the column 'Extra7' twice" in result.output

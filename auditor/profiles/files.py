@@ -9,6 +9,7 @@ import glob
 import gzip
 import re
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -80,15 +81,17 @@ class Looked:
 def look(path: Path, source: Source, limit: int | None = None) -> Looked:
     """The file read whole, every column as text, against its source's mappings.
     `limit`: the most text it may hold (text_of)."""
-    data = None if source.format_of(path.name) == "parquet" else text_of(path, limit)
-    frame = read_whole(path, source, data=data)
+    kind = source.format_of(path.name)
+    data = None if kind == "parquet" else text_of(path, limit)
+    named = named_columns(source)
+    frame = read_whole(path, source, named if kind == "csv" else None, data)
     found = Looked(rows=frame.height)
-    found.missing = [c for c in named_columns(source) if c not in frame.columns]
+    found.missing = [c for c in named if c not in frame.columns]
     if source.format_of(path.name) == "jsonl":
         found.absent = absent_keys(source, frame, data)
     if source.format_of(path.name) == "csv":
         header = csv_header(data, source.delimiter)
-        found.twice = sorted({c for c in header if header.count(c) > 1})
+        found.twice = named_twice(header)
     table = source.columns.get("table_id")
     if table is not None and table.column in frame.columns:
         found.tables = set(frame.get_column(table.column).cast(pl.String).str.strip_chars()
@@ -269,6 +272,12 @@ def csv_header(data: bytes, delimiter: str) -> list[str]:
     return [name.strip() for name in next(csv.reader([first], delimiter=delimiter), [])]
 
 
+def named_twice(header: list[str]) -> list[str]:
+    """The names a CSV header gives more than one column, sorted (counted once each: a
+    header may have thousands)."""
+    return sorted(name for name, count in Counter(header).items() if count > 1)
+
+
 def text_of(path: Path, limit: int | None = None) -> bytes:
     """A file's bytes; a gzip file's (its first two bytes say it) decompressed: every
     member of it (gzip files written one after another are one), a cut or corrupt one a
@@ -326,21 +335,35 @@ def _gunzipped(handle, path: Path, limit: int | None) -> bytes:
 
 def read_whole(path: Path, source: Source, columns: list[str] | None = None,
                data: bytes | None = None) -> pl.DataFrame:
-    """A file read whole: CSV every column as text, JSON Lines as JSON types it (with
-    `columns`: those keys only, each as its text), Parquet as stored (a .gz file
-    decompressed first). `data`: the file's text, where it was read already."""
+    """A file read whole: CSV every column as text (with `columns`: those its header
+    names only), JSON Lines as JSON types it (with `columns`: those keys only, each as
+    its text), Parquet as stored (a .gz file decompressed first). `data`: the file's
+    text, where it was read already."""
     kind = source.format_of(path.name)
     if kind == "parquet":
         return pl.read_parquet(path)
     data = text_of(path) if data is None else data
     if kind == "csv":
-        return pl.read_csv(data, infer_schema=False, separator=source.delimiter)
+        return _read_csv(data, source.delimiter, columns)
     if columns is not None:
         try:
             return pl.read_ndjson(data, schema={c: pl.String for c in columns})
         except pl.exceptions.PolarsError:  # a value that is not a scalar: typed below
             pass
     return pl.read_ndjson(data, infer_schema_length=None)
+
+
+def _read_csv(data: bytes, delimiter: str, columns: list[str] | None) -> pl.DataFrame:
+    """A CSV file, every column as text; with `columns`, only those of them its header
+    names (by their place in it, so that a name written with spaces around it is still
+    found): a header of a hundred thousand other columns then costs no frame of them."""
+    if columns is None:
+        return pl.read_csv(data, infer_schema=False, separator=delimiter)
+    wanted = set(columns)
+    places = [n for n, name in enumerate(csv_header(data, delimiter)) if name in wanted]
+    # none of them: the first column, so that the rows are still counted
+    return pl.read_csv(data, infer_schema=False, separator=delimiter,
+                       columns=places or [0])
 
 
 def read_typed(path: Path, source: Source, columns: list[str], data: bytes) -> pl.DataFrame:

@@ -65,7 +65,7 @@ def _tables_of_files(out: Translated) -> pl.DataFrame:
         try:
             data = None if kind == "parquet" else text_of(export.path, out.text_limit)
             named = [mapping.column] if mapping.column else roots
-            raw = read_whole(export.path, source, named if kind == "jsonl" else None, data)
+            raw = read_whole(export.path, source, named if kind != "parquet" else None, data)
             typed = read_typed(export.path, source, roots, data) if roots else None
             table = cells.table_cells(raw, source, typed)
         except Exception:  # noqa: BLE001 - said where the file is read for its part

@@ -32,6 +32,7 @@ from .files import (
     lines_of,
     list_of,
     named_columns,
+    named_twice,
     read_typed,
     read_whole,
     sources_of,
@@ -220,7 +221,8 @@ def _file_cells(out: Translated, number: int, export: Export,
     lists = _is_blackjack_coups(source)
     try:
         data = None if kind == "parquet" else text_of(path, out.text_limit)
-        raw = read_whole(path, source, named if kind == "jsonl" and not lists else None, data)
+        # a CSV file's mapped columns only (a header may name thousands of others)
+        raw = read_whole(path, source, named if kind == "csv" or not lists else None, data)
         typed = read_typed(path, source, roots, data) if roots else None
         readable = True
     except (ProfileError, budget.BudgetError):
@@ -237,7 +239,7 @@ def _file_cells(out: Translated, number: int, export: Export,
         export.rows, export.sha256 = raw.height, sha256_of(path)
         export.size = path.stat().st_size
     header = csv_header(data, source.delimiter) if kind == "csv" else []
-    twice = sorted({c for c in header if header.count(c) > 1})
+    twice = named_twice(header)
     if twice:
         raise ProfileError(f"{path}: the header names the column {twice[0]!r} twice")
     raw = raw.rename({c: c.lstrip("\ufeff").strip() for c in raw.columns})
