@@ -275,11 +275,13 @@ REFUSED_SQL = [
     ("SUM(stake_cents)", "an aggregate"),
     ("COUNT(*) OVER (PARTITION BY position)", "an aggregate"),
     ("ROW_NUMBER() OVER ()", "a window function"),
+    ("UPPER(spot) OVER (PARTITION BY position)", "OVER after a call: a window"),
+    ("CAST(LocalTime AS VARCHAR)", "LocalTime, the time the audit runs"),
     ("stake_cents + (SELECT 1)", "SELECT, a word of a query"),
     ("read_csv('/etc/hostname')", "reads a file"),
     ("stake_cents -- a comment", "a comment"),
     ("LPAD(spot, 1000000000, 'x')", "not a function profile SQL may call"),
-    ("CURRENT_DATE", "CURRENT_DATE, a word of a query"),
+    ("CURRENT_DATE", "CURRENT_DATE, the time the audit runs"),
     ("(" * 33 + "stake_cents" + ")" * 33, "more than 32 deep"),
     (" || ".join(["spot"] * 200), "longer than 256 tokens"),
 ]
@@ -294,6 +296,14 @@ def test_profile_sql_that_is_not_row_wise_is_refused_naming_the_key(tmp_path, sq
     assert why in str(raised.value)
     result = CliRunner().invoke(main, ["profile", "check", str(path)])
     assert result.exit_code == 2 and why in result.output
+
+
+def test_a_column_named_like_a_word_only_a_query_uses_may_be_named_unquoted(tmp_path):
+    sql = "CAST(Table AS VARCHAR) || Partition || Window || Join || Over"
+    path = _broken(tmp_path, _AMOUNT, f'amount = {{ sql = "{sql}" }}')
+    _, rfid, _ = load(path).sources
+    assert pl.sql_expr(rfid.columns["amount"].sql).meta.root_names() == [
+        "Table", "Partition", "Window", "Join", "Over"]
 
 
 def test_profile_sql_never_reads_a_file_nor_says_whether_one_exists(tmp_path):

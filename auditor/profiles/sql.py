@@ -10,9 +10,9 @@ segfaults on polars' threads; of `+`, over about 5,000 in its parser), while a c
 AND over 1,000 terms takes half a minute. So the text is read into tokens first (quoted
 texts, quoted names, numbers, words, operators, parentheses), and refused, naming why,
 before `pl.sql_expr` is called: a call (a word followed by `(`) of a function not listed,
-a keyword of a query (SELECT, FROM outside the few functions that take it, OVER, ...), a
-comment, a character SQL expressions do not need, more than MAX_TOKENS tokens or more
-than MAX_DEPTH parentheses one inside another.
+a keyword of a query (SELECT, FROM outside the few functions that take it, ...), OVER
+after a call (a window), a comment, a character SQL expressions do not need, more than
+MAX_TOKENS tokens or more than MAX_DEPTH parentheses one inside another.
 """
 
 from __future__ import annotations
@@ -43,15 +43,20 @@ FUNCTIONS = {
     # times
     "STRPTIME", "STRFTIME", "DATE", "DATE_PART", "EXTRACT",
 }
-# Words of a query, never of a row-wise expression (a column of such a name is written
-# in double quotes: "Order")
-FORBIDDEN = {
+# Words of a query, never of a row-wise expression, and the clock (an audit gives the
+# same findings every run). polars reads none of them as a column's name (a column of
+# such a name is written in double quotes: "Order"), but the clock's, which it reads as
+# a call: a column LocalTime would be the time of the audit. The words a query needs
+# these for (JOIN, PARTITION, WINDOW, TABLE, FILTER, ...) are column names to polars, as
+# in profiles written before this check, and left to be
+QUERY_WORDS = {
     "SELECT", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET", "FETCH",
-    "OVER", "PARTITION", "WINDOW", "QUALIFY", "FILTER", "WITHIN", "WITH", "RECURSIVE",
-    "JOIN", "UNION", "INTERSECT", "EXCEPT", "VALUES", "TABLE", "LATERAL", "EXISTS", "INTO",
-    "PIVOT", "UNPIVOT", "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME",
-    "LOCALTIMESTAMP",
+    "WITH", "UNION", "INTERSECT", "EXCEPT", "VALUES", "EXISTS", "INTO", "LATERAL",
 }
+CLOCK_WORDS = {"CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME",
+               "LOCALTIMESTAMP"}
+# OVER after a call makes it a window (a column Over elsewhere is a column)
+_WINDOW = "OVER"
 # FROM is a word of these functions' own syntax (EXTRACT(YEAR FROM ts), SUBSTRING(s FROM
 # 2 FOR 3), TRIM(LEADING '0' FROM s)) and of IS [NOT] DISTINCT FROM: allowed there only
 _FROM_INSIDE = {"EXTRACT", "SUBSTRING", "TRIM"}
@@ -151,9 +156,15 @@ def _check_word(text: str, before: str, called: bool, opened: list[str | None]) 
         return  # a type: CAST(x AS DECIMAL(10, 2)), x::VARCHAR
     if word == "FROM" and (before == "DISTINCT" or (opened and opened[-1] in _FROM_INSIDE)):
         return
-    if word in FORBIDDEN:
+    if word == _WINDOW and before == ")":
+        raise SqlRefused(f"holds {text} after a call: a window, and profile SQL is row-wise")
+    if word in QUERY_WORDS:
         raise SqlRefused(f"holds {text}, a word of a query, not of a row-wise expression "
                          "(a column of that name is written in double quotes)")
+    if word in CLOCK_WORDS:
+        raise SqlRefused(f"holds {text}, the time the audit runs: its findings would "
+                         "change from run to run (a column of that name is written in "
+                         "double quotes)")
     if not called or word in _BEFORE_PARENTHESES:
         return  # a column, a keyword (CASE, AND, ...), or an expression in parentheses
     if before == ".":
