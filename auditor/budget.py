@@ -61,6 +61,15 @@ def exports_fit(text_bytes: int, budget: int) -> None:
             "files at once (a gaming day's)")
 
 
+def export_text_limit(budget: int) -> int:
+    """The most text one export file may hold (a gzip file decompressed) within `budget`
+    bytes: read whole, an export takes about EXPORT_FACTOR times its text, so a file of
+    more cannot be read within the budget even alone, held whole or read in parts (each
+    part reads its files whole). A gzip file is decompressed no further (a small file
+    can expand to gigabytes)."""
+    return budget // EXPORT_FACTOR
+
+
 def machine_memory() -> int:
     """Bytes of memory this process may use: the machine's, or its control group's
     limit where that is lower."""

@@ -759,9 +759,10 @@ def profile_check(profile_path, logs):
     """Check PROFILE (every key), and with LOGs which source reads each file, the files
     skipped, the mapped columns a file lacks and every value no map covers. Exit 2 where
     the profile is invalid or an audit of these files could not run."""
+    from .budget import BudgetError, default_bytes, export_text_limit
     from .ingest.sources import SourceError
     from .profiles import ProfileError
-    from .profiles.files import files_named, look, sources_of
+    from .profiles.files import absent_message, files_named, look, sources_of
     from .profiles.load import load
 
     try:
@@ -790,7 +791,11 @@ def profile_check(profile_path, logs):
         also = f"; also matched by {', '.join(s.name for s in matched[1:])}" \
             if len(matched) > 1 else ""
         try:
-            found = look(path, source)
+            found = look(path, source, export_text_limit(default_bytes()))
+        except (ProfileError, BudgetError) as exc:  # what stops an audit of the file
+            click.echo(str(exc))
+            failures.append(str(exc))
+            continue
         except Exception as exc:  # noqa: BLE001 - any reason a file cannot be read
             click.echo(f"{path}: source {source.name}{also}; cannot be read ({exc})")
             continue
@@ -804,6 +809,8 @@ def profile_check(profile_path, logs):
             click.echo(f"{path}: lacks the mapped column {column!r}")
             if source.format_of(path.name) != "jsonl":
                 failures.append(f"{path} has no column {column!r}")
+        for key, column in found.absent:
+            failures.append(absent_message(path, source, key, column))
         for canonical, value, rows, first in found.unmapped:
             click.echo(f"{path}: {canonical}: {value!r} is in no value map ({rows} row(s), "
                        f"first at line {first})")

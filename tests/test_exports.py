@@ -6,7 +6,11 @@ contract says."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 
@@ -666,3 +670,282 @@ def test_a_feed_without_shoe_or_round_finds_what_it_finds_with_them(tmp_path, ga
     assert one.height
     assert _sorted(two.select(key)) == _sorted(one.select(key))
     assert two["shoe_id"].drop_nulls().str.contains("@").all()
+
+
+# --- what stops an audit of exports: exit 2 with one line naming the file, never a traceback
+
+SAMPLES = Path(__file__).parent.parent / "sample_logs" / "exports"
+
+
+def _sample(tmp_path: Path, name: str, old: str = "", new: str = "", rows: int = 60) -> Path:
+    """A small copy of a sample export (each file's first `rows` records) and its
+    profile, `old` replaced by `new` in the profile."""
+    folder = tmp_path / name
+    folder.mkdir(parents=True)
+    text = (SAMPLES / name / "profile.toml").read_text()
+    assert old in text, old
+    (folder / "profile.toml").write_text(text.replace(old, new, 1))
+    for path in (SAMPLES / name).iterdir():
+        if path.name == "profile.toml":
+            continue
+        gzipped = path.name.endswith(".gz")
+        data = gzip.decompress(path.read_bytes()) if gzipped else path.read_bytes()
+        header = 1 if ".csv" in path.name else 0
+        data = b"".join(data.splitlines(keepends=True)[:rows + header])
+        (folder / path.name).write_bytes(gzip.compress(data) if gzipped else data)
+    return folder
+
+
+def _stops(folder: Path, *files: str, command: str = "audit", more: tuple = ()) -> str:
+    """`auditor audit` (or `import`, `profile check`) of the exports: exit 2 with one
+    line, no traceback; that line."""
+    profile = str(folder / "profile.toml")
+    paths = [str(folder / f) for f in files] or [str(folder)]
+    house = str(SAMPLES.parent / "house.toml")
+    args = {"audit": ["audit", *paths, "--profile", profile, "--house", house, "--out",
+                      str(folder.parent / "out"), "--no-report", "-q"],
+            "import": ["import", *paths, "--profile", profile, "--house", house, "--out",
+                       str(folder.parent / "dataset")],
+            "check": ["profile", "check", profile, *paths]}[command]
+    result = CliRunner().invoke(main, [*args, *more])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    said = result.output.strip().splitlines()
+    assert said[-1].startswith("Error: ") and "Traceback" not in result.output
+    if command != "check":
+        assert len(said) == 1, said
+    return said[-1]
+
+
+_AMOUNT = "CAST(stake_cents AS DOUBLE) / 100"
+
+
+@pytest.mark.parametrize(("sql", "why"), [
+    ("CAST(spot AS INTEGER)", "conversion from `str` to `i32` failed"),
+    ("UPPER(stake_cents)", "expected `String`, got `i64`"),
+    ("CASE WHEN REGEXP_LIKE(spot, '(') THEN 1 END", "regex"),
+])
+@pytest.mark.parametrize("command", ["audit", "import", "check"])
+def test_profile_sql_that_fails_on_a_file_is_exit_2_naming_file_and_key(tmp_path, sql, why,
+                                                                         command):
+    folder = _sample(tmp_path, "baccarat-coups", _AMOUNT, sql)
+    line = _stops(folder, command=command)
+    assert f"{folder / 'wagers-baccarat.jsonl'}: source 'rfid'.columns.amount: its SQL " \
+        "fails on this file" in line
+    assert why in line
+
+
+def test_profile_sql_of_a_table_that_fails_is_exit_2_where_the_exports_are_read_in_parts(
+        tmp_path):
+    from auditor import budget
+    from auditor.profiles import ProfileError
+
+    folder = _sample(tmp_path, "baccarat-coups", 'table_id = "table"',
+                     'table_id = { sql = "CAST(\\"table\\" AS INTEGER)" }')
+    profile = load_profile(folder / "profile.toml")
+    for memory in (None, budget.PROCESS_BYTES + 1_500 * 100):
+        with pytest.raises(ProfileError, match="rfid'.columns.table_id: its SQL fails"):
+            translate(profile, [str(folder)], memory=memory, workdir=tmp_path / "spill")
+
+
+def test_profile_sql_dividing_by_zero_makes_bad_values_not_a_crash(tmp_path):
+    # polars gives inf (or NaN) for x / 0 and null for x // 0 and x % 0: each row's
+    # amount is then a bad value, an input finding at its line
+    folder = _sample(tmp_path, "baccarat-coups", _AMOUNT, "stake_cents / 0", rows=20)
+    result = _audit_sample(folder)
+    assert result.exit_code == 1, (result.output, result.exception)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    bad = found.filter(pl.col("rule_id") == "IN007", pl.col("field") == "amount")
+    assert bad["line"].to_list() == list(range(1, 21)) and set(bad["observed"]) == {"inf"}
+
+
+def _audit_sample(folder: Path):
+    return CliRunner().invoke(main, [
+        "audit", str(folder), "--profile", str(folder / "profile.toml"), "--house",
+        str(SAMPLES.parent / "house.toml"), "--out", str(folder.parent / "out"),
+        "--no-report", "-q"])
+
+
+@pytest.mark.parametrize(("old", "new", "key", "column"), [
+    (_AMOUNT, "CAST(stake_cent AS DOUBLE) / 100", "stake_cent", "amount"),
+    ('seat = "position"', 'seat = "pos"', "pos", "seat"),
+])
+@pytest.mark.parametrize("command", ["audit", "import", "check"])
+def test_a_needed_json_lines_key_no_row_has_is_exit_2_naming_file_and_key(tmp_path, old, new,
+                                                                          key, column,
+                                                                          command):
+    # before, the wagers were read with that column empty: 7,332 events became 5,342
+    folder = _sample(tmp_path, "baccarat-coups", old, new)
+    line = _stops(folder, command=command)
+    assert (f"{folder / 'wagers-baccarat.jsonl'}: no row has the key {key!r}, from which the "
+            f"profile's source 'rfid' takes {column}, a column the wagers layout needs") in line
+
+
+def test_a_json_lines_key_some_rows_lack_is_an_empty_cell_in_those_rows(tmp_path):
+    folder = _sample(tmp_path, "baccarat-coups", rows=30)
+    wagers = folder / "wagers-baccarat.jsonl"
+    rows = [json.loads(line) for line in wagers.read_text().splitlines()]
+    for row in rows[1:]:
+        del row["position"]
+    wagers.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = _audit_sample(folder)
+    assert result.exit_code == 1, (result.output, result.exception)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    lacking = found.filter(pl.col("file") == str(wagers), pl.col("field") == "seat")
+    assert lacking["line"].unique().sort().to_list() == list(range(2, 31))
+    check = CliRunner().invoke(main, ["profile", "check", str(folder / "profile.toml"),
+                                      str(folder)])
+    assert check.exit_code == 0, check.output
+
+
+def test_a_key_no_row_has_of_a_column_the_layout_does_without_is_named_not_refused(tmp_path):
+    # one profile reads both games' feeds: a baccarat feed writes no Hand, Move, Patron
+    folder = _sample(tmp_path, "feed", rows=200)
+    check = CliRunner().invoke(main, ["profile", "check", str(folder / "profile.toml"),
+                                      str(folder)])
+    assert check.exit_code == 0, check.output
+    assert "feed-baccarat.jsonl.gz: lacks the mapped column 'Hand'" in check.output
+    assert _audit_sample(folder).exit_code in (0, 1)
+
+
+def test_a_needed_json_lines_key_null_in_every_row_is_empty_cells_not_refused(tmp_path):
+    folder = _sample(tmp_path, "baccarat-coups", rows=10)
+    wagers = folder / "wagers-baccarat.jsonl"
+    rows = [{**json.loads(line), "position": None} for line in wagers.read_text().splitlines()]
+    wagers.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = _audit_sample(folder)
+    assert result.exit_code == 1, (result.output, result.exception)
+
+
+# --- gzip exports: read to their end, within the budget, a damaged one an input finding
+
+
+def test_a_gzip_export_of_several_members_is_read_to_its_end(tmp_path):
+    one = _sample(tmp_path / "one", "feed", rows=300)
+    two = _sample(tmp_path / "two", "feed", rows=300)
+    for path in two.glob("*.gz"):  # each file two gzip members, one after the other
+        lines = gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+        path.write_bytes(gzip.compress(b"".join(lines[:100]))
+                         + gzip.compress(b"".join(lines[100:])))
+    whole = translate(load_profile(one / "profile.toml"), [str(one)])
+    members = translate(load_profile(two / "profile.toml"), [str(two)])
+    assert members.accounting() == whole.accounting()
+    assert members.accounting()["read"] == 600
+
+
+def _gzip_bomb(path: Path, megabytes: int, line: bytes) -> None:
+    """A small gzip file of `line` repeated to `megabytes` of text."""
+    block = line * ((1 << 20) // len(line) + 1)
+    with gzip.open(path, "wb", compresslevel=9) as handle:
+        for _ in range(megabytes):
+            handle.write(block)
+
+
+def test_a_gzip_export_that_expands_past_the_budget_stops_before_it_is_held(tmp_path):
+    from auditor import budget
+    from auditor.profiles.files import look
+
+    folder = _sample(tmp_path, "feed", rows=20)
+    bomb = folder / "feed-bomb.jsonl.gz"
+    first = gzip.decompress((folder / "feed-baccarat.jsonl.gz").read_bytes()).split(b"\n")[0]
+    _gzip_bomb(bomb, 120, first + b"\n")
+    assert bomb.stat().st_size < 1 << 20
+    # a budget of 1 GB holds an export of at most a tenth of it: 102 MB of text
+    said = (f"{bomb}: the gzip file holds more than 102 MB of text, the most one export "
+            "may hold within the memory budget")
+    assert said in _stops(folder, more=("--memory", "1"))
+    profile = load_profile(folder / "profile.toml")
+    with pytest.raises(budget.BudgetError, match="more than 102 MB"):  # read in parts too
+        translate(profile, [str(folder)], memory=budget.GB, workdir=tmp_path / "spill")
+    with pytest.raises(budget.BudgetError, match="more than 102 MB"):  # profile check
+        look(bomb, profile.sources[0], budget.export_text_limit(budget.GB))
+    # within a budget it fits, it is read
+    assert translate(profile, [str(bomb)], memory=2 * budget.GB).accounting()["read"] > 0
+
+
+@pytest.mark.parametrize(("name", "file"), [("feed", "feed-baccarat.jsonl.gz"),
+                                            ("baccarat-coups", "coups-baccarat.csv"),
+                                            ("blackjack-coups", "bj-coups-blackjack.csv")])
+@pytest.mark.parametrize("damage", ["cut short", "corrupt"])
+def test_a_damaged_gzip_export_is_an_input_finding_not_a_traceback(tmp_path, name, file,
+                                                                   damage):
+    pattern = file.split("-blackjack")[0].split("-baccarat")[0] + "-*.csv"
+    folder = _sample(tmp_path, name, f'files = ["{pattern}"]',
+                     f'files = ["{pattern}", "{pattern}.gz"]') if "csv" in file else _sample(
+        tmp_path, name)
+    path = folder / file
+    data = path.read_bytes() if file.endswith(".gz") else gzip.compress(path.read_bytes())
+    path.unlink()
+    path = path.with_name(path.name.removesuffix(".gz") + ".gz")
+    if damage == "cut short":
+        data = data[:len(data) // 2]
+    else:
+        data = data[:len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[
+            len(data) // 2 + 1:]
+    path.write_bytes(data)
+    for files in ([path], list(folder.glob("*-*"))):  # the file alone, and with the others
+        result = CliRunner().invoke(main, [
+            "audit", *map(str, files), "--profile", str(folder / "profile.toml"), "--house",
+            str(SAMPLES.parent / "house.toml"), "--out", str(tmp_path / "out"),
+            "--no-report", "-q"])
+        assert result.exit_code == 1, (result.output, result.exception)
+        found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+        unreadable = found.filter(pl.col("rule_id") == "IN001")
+        assert unreadable["file"].to_list() == [str(path)]
+        assert damage in unreadable["message"][0]
+    check = CliRunner().invoke(main, ["profile", "check", str(folder / "profile.toml"),
+                                      str(path)])
+    assert check.exit_code == 0, check.output
+    assert f"{path}: source " in check.output and damage in check.output
+
+
+# --- a CSV export read for its mapped columns only
+
+# the peak resident memory of a process that reads the exports, in KB (VmHWM: its own,
+# where getrusage's maxrss would carry the parent's high mark over exec)
+_PEAK = """
+import re, sys
+from pathlib import Path
+from auditor.profiles.load import load
+from auditor.profiles.read import translate
+folder = Path(sys.argv[1])
+translate(load(folder / "profile.toml"), [str(folder / "coups-baccarat.csv")])
+print(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text())[1])
+"""
+
+
+def _wide(tmp_path: Path, extra: int, rows: int = 100) -> Path:
+    """The sample coups, its first `rows` rows, with `extra` columns it does not map."""
+    folder = _sample(tmp_path / f"wide{extra}", "baccarat-coups", rows=rows)
+    (folder / "wagers-baccarat.jsonl").unlink()
+    path = folder / "coups-baccarat.csv"
+    header, *lines = path.read_text().splitlines()
+    header += "".join(f";Extra{n}" for n in range(extra))
+    path.write_text("\n".join([header, *(line + ";x" * extra for line in lines)]) + "\n")
+    return folder
+
+
+def test_a_csv_export_with_many_more_columns_than_mapped_reads_its_mapped_ones_only(
+        tmp_path):
+    narrow, wide = _wide(tmp_path, 0), _wide(tmp_path, 20_000)
+    one = translate(load_profile(narrow / "profile.toml"), [str(narrow)])
+    two = translate(load_profile(wide / "profile.toml"), [str(wide)])
+    assert two.accounting() == one.accounting() and one.accounting()["read"] == 100
+    assert [e.drop("_file").to_dicts() for e in two.events] == [
+        e.drop("_file").to_dicts() for e in one.events]
+    root = Path(__file__).parent.parent
+
+    def peak(folder: Path) -> int:  # KB, the whole process: an interpreter with polars
+        ran = subprocess.run([sys.executable, "-c", _PEAK, str(folder)], check=True,
+                             capture_output=True, text=True, cwd=root,
+                             env={**os.environ, "PYTHONPATH": str(root)})
+        return int(ran.stdout.split()[-1])
+
+    # read whole, the 2 million extra cells took about 140 MB more (and the header's
+    # names were counted against each other: 5 seconds); their names alone take ~35 MB
+    assert peak(wide) - peak(narrow) < 80_000
+    # the header is still checked for a name given twice, mapped or not
+    path = wide / "coups-baccarat.csv"
+    path.write_text(path.read_text().replace("Extra19999", "Extra7", 1))
+    result = _audit_sample(wide)
+    assert result.exit_code == 2 and "names the column 'Extra7' twice" in result.output

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -262,3 +265,122 @@ def test_profile_check_takes_globs_and_refuses_a_path_that_names_nothing(tmp_pat
     missing = CliRunner().invoke(main, ["profile", "check", str(EXAMPLE),
                                         str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "no such file or folder" in missing.output
+
+
+# --- profile SQL: checked as text at load, before polars parses it or any file is read
+
+_AMOUNT = 'amount = { sql = "CAST(stake_cents AS DOUBLE) / 100" }'
+REFUSED_SQL = [
+    # (the SQL, a word of the reason)
+    ("SUM(stake_cents)", "an aggregate"),
+    ("COUNT(*) OVER (PARTITION BY position)", "an aggregate"),
+    ("ROW_NUMBER() OVER ()", "a window function"),
+    ("UPPER(spot) OVER (PARTITION BY position)", "OVER after a call: a window"),
+    ("CAST(LocalTime AS VARCHAR)", "LocalTime, the time the audit runs"),
+    ("stake_cents + (SELECT 1)", "SELECT, a word of a query"),
+    ("read_csv('/etc/hostname')", "reads a file"),
+    ("stake_cents -- a comment", "a comment"),
+    ("LPAD(spot, 1000000000, 'x')", "not a function profile SQL may call"),
+    ("CURRENT_DATE", "CURRENT_DATE, the time the audit runs"),
+    ("(" * 33 + "stake_cents" + ")" * 33, "more than 32 deep"),
+    (" || ".join(["spot"] * 200), "longer than 256 tokens"),
+]
+
+
+@pytest.mark.parametrize(("sql", "why"), REFUSED_SQL, ids=[r[1] for r in REFUSED_SQL])
+def test_profile_sql_that_is_not_row_wise_is_refused_naming_the_key(tmp_path, sql, why):
+    path = _broken(tmp_path, _AMOUNT, f"amount = {{ sql = {json.dumps(sql)} }}")
+    with pytest.raises(ProfileError) as raised:
+        load(path)
+    assert str(raised.value).startswith(f"{path}: source 'rfid'.columns.amount: the SQL ")
+    assert why in str(raised.value)
+    result = CliRunner().invoke(main, ["profile", "check", str(path)])
+    assert result.exit_code == 2 and why in result.output
+
+
+def test_a_column_named_like_a_word_only_a_query_uses_may_be_named_unquoted(tmp_path):
+    sql = "CAST(Table AS VARCHAR) || Partition || Window || Join || Over"
+    path = _broken(tmp_path, _AMOUNT, f'amount = {{ sql = "{sql}" }}')
+    _, rfid, _ = load(path).sources
+    assert pl.sql_expr(rfid.columns["amount"].sql).meta.root_names() == [
+        "Table", "Partition", "Window", "Join", "Over"]
+
+
+def test_profile_sql_never_reads_a_file_nor_says_whether_one_exists(tmp_path):
+    secret = tmp_path / "secret.parquet"
+    pl.DataFrame({"pin": [1234]}).write_parquet(secret)
+    said = []
+    for target in (secret, tmp_path / "absent.parquet"):
+        sql = f"stake_cents IN (FROM read_parquet('{target}'))"
+        path = _broken(tmp_path, _AMOUNT, f"amount = {{ sql = {json.dumps(sql)} }}")
+        with pytest.raises(ProfileError) as raised:
+            load(path)
+        said.append(str(raised.value))
+    assert "FROM, a word of a query" in said[0]
+    assert said[0] == said[1].replace("absent.parquet", "secret.parquet")
+
+
+def test_an_expression_too_long_for_polars_is_exit_2_not_a_crash(tmp_path):
+    # ~6,000 operands crash polars' SQL parser (a segfault) in the process that reads it
+    sql = " + ".join(["stake_cents"] * 6000)
+    path = _broken(tmp_path, _AMOUNT, f'amount = {{ sql = "{sql}" }}')
+    root = Path(__file__).parent.parent
+    ran = subprocess.run([sys.executable, "-m", "auditor.cli", "profile", "check", str(path)],
+                         capture_output=True, text=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert ran.returncode == 2, ran.stderr[-300:]
+    assert ran.stderr.strip().count("\n") == 0 and "Traceback" not in ran.stderr
+    assert "source 'rfid'.columns.amount: the SQL is longer than 256 tokens" in ran.stderr
+
+
+# an example of each function profile SQL may call, as the manual lists them
+_FUNCTION_EXAMPLES = {
+    "CAST": "CAST(n AS VARCHAR)", "TRY_CAST": "TRY_CAST(s AS INTEGER)",
+    "COALESCE": "COALESCE(n, 0)", "NULLIF": "NULLIF(n, 1)", "IFNULL": "IFNULL(n, 0)",
+    "IF": "IF(n > 0, 'p', 'n')", "UPPER": "UPPER(s)", "LOWER": "LOWER(s)",
+    "TRIM": "TRIM(BOTH ' ' FROM s)", "LTRIM": "LTRIM(s)", "RTRIM": "RTRIM(s)",
+    "SUBSTR": "SUBSTR(s, 1, 2)", "SUBSTRING": "SUBSTRING(s FROM 1 FOR 2)",
+    "LENGTH": "LENGTH(s)", "CHAR_LENGTH": "CHAR_LENGTH(s)", "CONCAT": "CONCAT(s, 'x')",
+    "CONCAT_WS": "CONCAT_WS('-', s, 'x')", "REPLACE": "REPLACE(s, 'a', 'b')",
+    "LEFT": "LEFT(s, 1)", "RIGHT": "RIGHT(s, 1)", "STRPOS": "STRPOS(s, 'b')",
+    "POSITION": "POSITION('b' IN s)", "STARTS_WITH": "STARTS_WITH(s, 'a')",
+    "ENDS_WITH": "ENDS_WITH(s, 'b')", "SPLIT_PART": "SPLIT_PART(s, '_', 1)",
+    "REGEXP_LIKE": "REGEXP_LIKE(s, '^a')", "REGEXP_REPLACE": "REGEXP_REPLACE(s, 'a', 'b')",
+    "REVERSE": "REVERSE(s)", "INITCAP": "INITCAP(s)", "ABS": "ABS(n)",
+    "ROUND": "ROUND(f, 1)", "FLOOR": "FLOOR(f)", "CEIL": "CEIL(f)", "CEILING": "CEILING(f)",
+    "TRUNC": "TRUNC(f)", "SIGN": "SIGN(n)", "MOD": "MOD(n, 2)", "DIV": "DIV(n, 2)",
+    "GREATEST": "GREATEST(n, 0)", "LEAST": "LEAST(n, 0)",
+    "STRPTIME": "STRPTIME(t, '%Y-%m-%d %H:%M')",
+    "STRFTIME": "STRFTIME(STRPTIME(t, '%Y-%m-%d %H:%M'), '%H')",
+    "DATE": "DATE(t, '%Y-%m-%d %H:%M')",
+    "DATE_PART": "DATE_PART('hour', STRPTIME(t, '%Y-%m-%d %H:%M'))",
+    "EXTRACT": "EXTRACT(YEAR FROM STRPTIME(t, '%Y-%m-%d %H:%M'))",
+}
+
+
+def test_each_function_profile_sql_may_call_works_and_is_in_the_manual():
+    from auditor.profiles import sql
+
+    assert set(_FUNCTION_EXAMPLES) == sql.FUNCTIONS
+    frame = pl.DataFrame({"n": [3, -2], "f": [1.25, 2.5], "s": ["a_b", "ab"],
+                          "t": ["2026-11-01 20:05", "2026-11-02 01:00"]})
+    for name, example in _FUNCTION_EXAMPLES.items():
+        sql.check(example)
+        assert frame.select(pl.sql_expr(example).alias(name)).height == 2, name
+    manual = (Path(__file__).parent.parent / "docs" / "reference"
+              / "export-profiles.md").read_text()
+    listed = set(re.findall(r"`([A-Z_]+)`", manual))
+    assert not sql.FUNCTIONS - listed, sorted(sql.FUNCTIONS - listed)
+    assert f"{sql.MAX_TOKENS} tokens" in manual and f"{sql.MAX_DEPTH} " in manual
+
+
+def test_a_gzip_export_is_read_through_every_member_and_the_zeros_padding_it(tmp_path):
+    from auditor.profiles.files import text_of
+
+    texts = [b"a,b\n" * 50_000, b"", b"c,d\n" * 3]
+    path = tmp_path / "x.csv.gz"
+    path.write_bytes(b"".join(gzip.compress(t) for t in texts) + b"\0" * 8)
+    assert text_of(path) == b"".join(texts) == gzip.decompress(path.read_bytes())
+    path.write_bytes(gzip.compress(texts[0]) + b"junk")
+    with pytest.raises(gzip.BadGzipFile, match="corrupt"):
+        text_of(path)

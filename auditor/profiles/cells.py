@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from ..ingest import vocabulary as v
+from . import ProfileError
 from .model import Mapping, Source
 
 # A cell of the format with a value that is a number: read by value from SQL (25.000000
@@ -53,8 +54,9 @@ def _number(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     with two decimals at most, any other float with all its digits."""
     if not dtype.is_float():
         return text(expr)
-    whole = expr == expr.round()
-    cents = ((expr * 100) - (expr * 100).round()).abs() < _CENT
+    # an infinite or NaN result (x / 0) stays its text ("inf"): a bad value at its line
+    whole = expr.is_finite() & (expr == expr.round())
+    cents = expr.is_finite() & (((expr * 100) - (expr * 100).round()).abs() < _CENT)
     return (
         pl.when(whole).then(expr.round().cast(pl.Int64).cast(pl.String))
         .when(cents).then(expr.round(2).cast(pl.String))
@@ -72,12 +74,17 @@ def raw_cells(frame: pl.DataFrame, source: Source, typed: pl.DataFrame | None = 
               else pl.lit(_constant(m.value), pl.String).alias(name)
               for name, m in source.columns.items() if m.sql is None and name not in skip]
     cells = frame.select(direct) if direct else pl.DataFrame(height=frame.height)
-    over = frame if typed is None else typed
-    computed = [_sql_cell(over, name, m) for name, m in source.columns.items()
-                if m.sql is not None]
+    computed = sql_cells(frame if typed is None else typed, source)
     if computed:
-        cells = cells.with_columns(over.select(computed))
+        cells = cells.with_columns(computed)
     return cells.select([c for c in source.columns if c not in skip])
+
+
+def sql_cells(frame: pl.DataFrame, source: Source) -> list[pl.Series]:
+    """Each SQL mapping's value on every row of `frame` (the columns it reads), as its
+    canonical column's text; a SqlFailed where polars cannot evaluate one."""
+    return [_sql_cell(frame, source, name, m) for name, m in source.columns.items()
+            if m.sql is not None]
 
 
 def table_cells(frame: pl.DataFrame, source: Source,
@@ -90,11 +97,29 @@ def table_cells(frame: pl.DataFrame, source: Source,
     return raw_cells(frame, only, typed).get_column("table_id")
 
 
-def _sql_cell(frame: pl.DataFrame, name: str, mapping: Mapping) -> pl.Expr:
-    expr = pl.sql_expr(mapping.sql)
-    dtype = frame.select(expr.alias("_")).schema["_"] if frame.height else pl.String()
-    cell = _number(expr, dtype) if name in _NUMBER_COLUMNS else text(expr)
-    return cell.alias(name)
+class SqlFailed(ProfileError):
+    """A mapping's SQL that polars could not evaluate over one file's columns (a strict
+    CAST of a value that is not a number, a function given a column of another type):
+    the message names the source and the key; the reader adds the file."""
+
+
+# What polars raises while it evaluates an expression (a panic is no Exception)
+_EVALUATION_ERRORS = (pl.exceptions.PolarsError, pl.exceptions.PanicException)
+
+
+def _sql_cell(frame: pl.DataFrame, source: Source, name: str, mapping: Mapping) -> pl.Series:
+    """The SQL's value on every row, as the canonical column's text."""
+    try:
+        values = frame.select(pl.sql_expr(mapping.sql).alias(name))
+        dtype = values.schema[name] if frame.height else pl.String()
+        cell = _number(pl.col(name), dtype) if name in _NUMBER_COLUMNS else text(pl.col(name))
+        return values.select(cell.alias(name)).to_series()
+    except _EVALUATION_ERRORS as exc:
+        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        hint = (" (TRY_CAST makes a value that does not convert an empty cell)"
+                if "conversion from" in why else "")
+        raise SqlFailed(f"source {source.name!r}.columns.{name}: its SQL fails on this "
+                        f"file: {why}{hint}") from None
 
 
 def mapped(cells: pl.DataFrame, source: Source, lines: pl.Series,

@@ -10,9 +10,9 @@ from ..ingest import vocabulary as v
 from ..ingest.problems import Problem
 from . import blackjack as bj
 from . import layouts
-from .layouts import FILE, INSTANT, ROW, TABLE_ORDER
+from .layouts import FILE, INSTANT, ROW, SLOT, TABLE_ORDER
 from .model import Source
-from .translated import Export, Translated, lines_text, note_table
+from .translated import TEXT, Export, Translated, lines_text, note_table
 
 # The problems found here, by rule id (their titles and docs: auditor.rules.exports)
 EX_COUP_WITHOUT_KEY = "EX003"
@@ -76,7 +76,10 @@ def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFr
         made.append(events)
         note_table(out, mine, "coups", source.cards)
         _mark_shoe_starts(out, mine, source)
-    events = pl.concat(made, how="diagonal_relaxed")
+    # no coup row at all (files of no rows, or that cannot be read): no events of its own
+    events = pl.concat(made, how="diagonal_relaxed") if made else pl.DataFrame(
+        schema={**TEXT, v.LINE: pl.Int64, FILE: pl.Int32, ROW: pl.Int64,
+                TABLE_ORDER: pl.Int64, SLOT: pl.Int64})
     if by_layout["wagers"]:
         wagers = pl.concat(by_layout["wagers"], how="diagonal_relaxed")
         marks = pl.concat(anchors, how="diagonal_relaxed") if anchors else None

@@ -8,14 +8,19 @@ import fnmatch
 import glob
 import gzip
 import re
+import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import polars as pl
 
+from .. import budget
 from ..ingest import storage
 from ..ingest.sources import SourceError, glob_matches
+from . import ProfileError
+from .cells import SqlFailed, sql_cells
 from .model import Profile, Source
 
 
@@ -67,25 +72,41 @@ class Looked:
     # (canonical column, value, rows, first line) of each value no map covers
     unmapped: list[tuple[str, str, int, int]] = field(default_factory=list)
     twice: list[str] = field(default_factory=list)  # columns a CSV header names twice
+    # (key, column) of each key no row of a JSON Lines file has, that a column its
+    # layout needs is taken from
+    absent: list[tuple[str, str]] = field(default_factory=list)
     tables: set[str] = field(default_factory=set)  # the tables its rows name
 
 
-def look(path: Path, source: Source) -> Looked:
-    """The file read whole, every column as text, against its source's mappings."""
-    data = None if source.format_of(path.name) == "parquet" else text_of(path)
-    frame = read_whole(path, source, data=data)
+def look(path: Path, source: Source, limit: int | None = None) -> Looked:
+    """The file read whole, every column as text, against its source's mappings.
+    `limit`: the most text it may hold (text_of)."""
+    kind = source.format_of(path.name)
+    data = None if kind == "parquet" else text_of(path, limit)
+    named = named_columns(source)
+    frame = read_whole(path, source, named if kind == "csv" else None, data)
     found = Looked(rows=frame.height)
-    found.missing = [c for c in named_columns(source) if c not in frame.columns]
+    found.missing = [c for c in named if c not in frame.columns]
+    if source.format_of(path.name) == "jsonl":
+        found.absent = absent_keys(source, frame, data)
     if source.format_of(path.name) == "csv":
         header = csv_header(data, source.delimiter)
-        found.twice = sorted({c for c in header if header.count(c) > 1})
+        found.twice = named_twice(header)
     table = source.columns.get("table_id")
     if table is not None and table.column in frame.columns:
         found.tables = set(frame.get_column(table.column).cast(pl.String).str.strip_chars()
                            .drop_nulls().unique().to_list())
     elif table is not None and table.constant:
         found.tables = {str(table.value)}
-    lines = frame.with_columns(lines_of(path, source, frame.height).alias("line"))
+    roots = sql_columns(source)
+    if source.format_of(path.name) == "jsonl" or not set(roots) & set(found.missing):
+        # as an audit would: a mapping's SQL that fails on the file stops it
+        typed = read_typed(path, source, roots, data) if roots else frame
+        try:
+            sql_cells(typed, source)
+        except SqlFailed as exc:
+            raise ProfileError(f"{path}: {exc}") from None
+    lines = frame.with_columns(lines_of(path, source, frame.height, data).alias("line"))
     for canonical, mapped in source.values.items():
         column = source.columns.get(canonical)
         if column is None or column.column is None or column.column not in frame.columns:
@@ -100,6 +121,46 @@ def look(path: Path, source: Source) -> Looked:
                            for value, rows, first in stray.iter_rows()]
     found.unmapped += _unmapped_actions(lines, source)
     return found
+
+
+def needed_keys(source: Source) -> dict[str, str]:
+    """Each export column (a JSON Lines key) a column the source's layout needs is taken
+    from, by its name or in its SQL, and that column."""
+    found: dict[str, str] = {}
+    for column in source.needed:
+        mapping = source.columns.get(column)
+        if mapping is None or mapping.constant:
+            continue
+        keys = ([mapping.column] if mapping.column is not None
+                else pl.sql_expr(mapping.sql).meta.root_names())
+        for key in keys:
+            found.setdefault(key, column)
+    return found
+
+
+def absent_keys(source: Source, frame: pl.DataFrame, data: bytes) -> list[tuple[str, str]]:
+    """(key, column) of each key of needed_keys that no row of a JSON Lines file has: a
+    mapping that names a key the export does not write, which would leave that column
+    empty in every row (a key absent from some rows only is an empty cell there; a file
+    of no rows lacks nothing). `frame`: the file as read, the keys asked for included
+    (null where absent: those null in every row are looked for in `data`)."""
+    if not frame.height:
+        return []
+    needed = needed_keys(source)
+    unseen = [k for k in needed
+              if k not in frame.columns or frame.get_column(k).null_count() == frame.height]
+    if any(k in frame.columns for k in unseen):
+        try:  # null in every row, or absent from every row: every key a row has
+            written = set(pl.read_ndjson(data, infer_schema_length=None).columns)
+        except pl.exceptions.PolarsError:  # unreadable so: taken as written
+            written = set(unseen)
+        unseen = [k for k in unseen if k not in written]
+    return [(k, needed[k]) for k in unseen]
+
+
+def absent_message(path: Path, source: Source, key: str, column: str) -> str:
+    return (f"{path}: no row has the key {key!r}, from which the profile's source "
+            f"{source.name!r} takes {column}, a column the {source.layout} layout needs")
 
 
 def sql_columns(source: Source) -> list[str]:
@@ -211,28 +272,98 @@ def csv_header(data: bytes, delimiter: str) -> list[str]:
     return [name.strip() for name in next(csv.reader([first], delimiter=delimiter), [])]
 
 
-def text_of(path: Path) -> bytes:
-    data = path.read_bytes()
-    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+def named_twice(header: list[str]) -> list[str]:
+    """The names a CSV header gives more than one column, sorted (counted once each: a
+    header may have thousands)."""
+    return sorted(name for name, count in Counter(header).items() if count > 1)
+
+
+def text_of(path: Path, limit: int | None = None) -> bytes:
+    """A file's bytes; a gzip file's (its first two bytes say it) decompressed: every
+    member of it (gzip files written one after another are one), a cut or corrupt one a
+    gzip.BadGzipFile. `limit`: the most text it may hold (budget.export_text_limit),
+    decompressed as it streams so that a small file that expands to gigabytes stops
+    there, a budget.BudgetError naming it."""
+    with path.open("rb") as handle:
+        if handle.read(2) != b"\x1f\x8b":
+            handle.seek(0)
+            return handle.read()
+        handle.seek(0)
+        return _gunzipped(handle, path, limit)
+
+
+_GZIP_READ_BYTES = 1 << 20  # compressed bytes read at once
+_GZIP_OUT_BYTES = 16 << 20  # text made at once from them, at most (a bomb's stays small)
+
+
+def _gunzipped(handle, path: Path, limit: int | None) -> bytes:
+    text = bytearray()
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    pending, begun, more = b"", False, False  # input not decompressed yet; a member has
+    # begun; text may remain to make from what was read (its last call filled its room)
+    while True:
+        if not pending and not more:
+            pending = handle.read(_GZIP_READ_BYTES)
+            if not pending:
+                break
+        if not begun:  # between members zero bytes may pad a file, as gzip allows
+            pending = pending.lstrip(b"\0")
+            if not pending:
+                continue
+            begun = True
+        try:
+            made = inflater.decompress(pending, _GZIP_OUT_BYTES)
+        except zlib.error as exc:
+            raise gzip.BadGzipFile(f"the gzip data is corrupt ({exc})") from None
+        text += made
+        if limit is not None and len(text) > limit:
+            raise budget.BudgetError(
+                f"{path}: the gzip file holds more than {limit / (1 << 20):,.0f} MB of text, "
+                "the most one export may hold within the memory budget (read whole, an "
+                f"export takes about {budget.EXPORT_FACTOR} times its text): split the "
+                "file, or set a larger --memory")
+        pending, more = inflater.unconsumed_tail, len(made) == _GZIP_OUT_BYTES
+        if inflater.eof:  # a member ends: another may follow (what is left of the input)
+            pending = inflater.unused_data
+            inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            begun = more = False
+    if begun:
+        raise gzip.BadGzipFile("the gzip stream ends early: the file is cut short, and "
+                               "none of it is read")
+    return bytes(text)
 
 
 def read_whole(path: Path, source: Source, columns: list[str] | None = None,
                data: bytes | None = None) -> pl.DataFrame:
-    """A file read whole: CSV every column as text, JSON Lines as JSON types it (with
-    `columns`: those keys only, each as its text), Parquet as stored (a .gz file
-    decompressed first). `data`: the file's text, where it was read already."""
+    """A file read whole: CSV every column as text (with `columns`: those its header
+    names only), JSON Lines as JSON types it (with `columns`: those keys only, each as
+    its text), Parquet as stored (a .gz file decompressed first). `data`: the file's
+    text, where it was read already."""
     kind = source.format_of(path.name)
     if kind == "parquet":
         return pl.read_parquet(path)
     data = text_of(path) if data is None else data
     if kind == "csv":
-        return pl.read_csv(data, infer_schema=False, separator=source.delimiter)
+        return _read_csv(data, source.delimiter, columns)
     if columns is not None:
         try:
             return pl.read_ndjson(data, schema={c: pl.String for c in columns})
         except pl.exceptions.PolarsError:  # a value that is not a scalar: typed below
             pass
     return pl.read_ndjson(data, infer_schema_length=None)
+
+
+def _read_csv(data: bytes, delimiter: str, columns: list[str] | None) -> pl.DataFrame:
+    """A CSV file, every column as text; with `columns`, only those of them its header
+    names (by their place in it, so that a name written with spaces around it is still
+    found): a header of a hundred thousand other columns then costs no frame of them."""
+    if columns is None:
+        return pl.read_csv(data, infer_schema=False, separator=delimiter)
+    wanted = set(columns)
+    places = [n for n, name in enumerate(csv_header(data, delimiter)) if name in wanted]
+    # none of them: the first column, so that the rows are still counted
+    return pl.read_csv(data, infer_schema=False, separator=delimiter,
+                       columns=places or [0])
 
 
 def read_typed(path: Path, source: Source, columns: list[str], data: bytes) -> pl.DataFrame:

@@ -16,6 +16,7 @@ import polars as pl
 
 from ..ingest import vocabulary as v
 from . import ProfileError
+from . import sql as sql_text
 from .cards import read_as_cards
 from .model import FORMATS, LAYOUTS, NOTATIONS, Cards, Mapping, Profile, Source, format_named
 
@@ -212,6 +213,12 @@ def _mapping(check: _Checker, spec: Any, key: str) -> Mapping:
         return Mapping(value=constant)
     sql = check.text(spec["sql"], key)
     try:
+        # on the text first: polars runs a subquery's file reads and can crash on a long
+        # enough expression while it parses one
+        sql_text.check(sql)
+    except sql_text.SqlRefused as exc:
+        check.fail(key, f"the SQL {exc}")
+    try:
         pl.sql_expr(sql)
     except Exception as exc:  # noqa: BLE001 - polars' parser says why
         check.fail(key, f"the SQL does not parse ({str(exc).splitlines()[0]})")
@@ -220,12 +227,7 @@ def _mapping(check: _Checker, spec: Any, key: str) -> Mapping:
 
 def _required(check: _Checker, source: Source, where: str) -> None:
     """What a layout cannot do without (export-profiles-v1, Layouts)."""
-    needed = {"events": ("table_id", "game", "event"),
-              "coups": ("table_id", "shoe_id", "round", "game"),
-              "wagers": ("table_id", "seat", "bet", "amount")}[source.layout]
-    if source.layout == "wagers":
-        needed += ("shoe_id", "round") if source.join == "round" else ("ts",)
-    for column in needed:
+    for column in source.needed:
         if column not in source.columns:
             check.fail(f"{where}.columns.{column}", f"is needed by the {source.layout} layout"
                        + (f' (join = "{source.join}")' if source.layout == "wagers" else ""))

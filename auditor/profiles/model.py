@@ -67,6 +67,17 @@ class Source:
         mapping = self.columns.get("game")
         return mapping.value if mapping is not None and mapping.constant else None
 
+    @property
+    def needed(self) -> tuple[str, ...]:
+        """The canonical columns the source's layout cannot do without
+        (export-profiles-v1, Layouts)."""
+        needed = {"events": ("table_id", "game", "event"),
+                  "coups": ("table_id", "shoe_id", "round", "game"),
+                  "wagers": ("table_id", "seat", "bet", "amount")}[self.layout]
+        if self.layout == "wagers":
+            needed += ("shoe_id", "round") if self.join == "round" else ("ts",)
+        return needed
+
     def format_of(self, name: str) -> str | None:
         """The format a file of this name is read in (None: neither said nor named)."""
         if self.format is not None:

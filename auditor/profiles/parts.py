@@ -63,13 +63,13 @@ def _tables_of_files(out: Translated) -> pl.DataFrame:
         kind = source.format_of(export.path.name)
         roots = pl.sql_expr(mapping.sql).meta.root_names() if mapping.sql else []
         try:
-            data = None if kind == "parquet" else text_of(export.path)
+            data = None if kind == "parquet" else text_of(export.path, out.text_limit)
             named = [mapping.column] if mapping.column else roots
-            raw = read_whole(export.path, source, named if kind == "jsonl" else None, data)
+            raw = read_whole(export.path, source, named if kind != "parquet" else None, data)
             typed = read_typed(export.path, source, roots, data) if roots else None
+            table = cells.table_cells(raw, source, typed)
         except Exception:  # noqa: BLE001 - said where the file is read for its part
             continue
-        table = cells.table_cells(raw, source, typed)
         found.append(table.to_frame().group_by("table_id").len("rows").drop_nulls(
             "table_id").with_columns(pl.lit(n).alias("file")))
     schema = {"table_id": pl.String, "rows": pl.UInt32, "file": pl.Int64}

@@ -24,12 +24,15 @@ from . import ProfileError, cells, layouts, times
 from .cards import codes
 from .coups import coup_events, wagers_without_coups
 from .files import (
+    absent_keys,
+    absent_message,
     csv_header,
     csv_lines,
     files_named,
     lines_of,
     list_of,
     named_columns,
+    named_twice,
     read_typed,
     read_whole,
     sources_of,
@@ -76,13 +79,20 @@ def translate(profile: Profile, arguments: list[str], context: list[str] = (),
     out = Translated(profile, exports, [], skipped, context_files=len(later))
     out.decks_of = decks_of
     text = sum(_bytes_held(e.path) for e in exports)
-    try:
-        if memory is not None:
+    whole = True
+    if memory is not None:
+        out.text_limit = budget.export_text_limit(memory)
+        try:
             budget.exports_fit(text, memory)
+        except budget.BudgetError:
+            if workdir is None:
+                raise
+            whole = False
+    # a BudgetError while the files are read (a gzip file that holds more than
+    # text_limit) stops the audit: read in parts, each file is still read whole
+    if whole:
         out.events = _translate_part(out, None)
-    except budget.BudgetError:
-        if workdir is None:
-            raise
+    else:
         translate_in_parts(out, memory, workdir, _translate_part)
     _finish(out)
     for export, spilled in zip(out.exports, out.spilled or [], strict=False):
@@ -191,6 +201,15 @@ def _exports(profile: Profile, arguments: list[str], skipped: list[Path]) -> lis
 
 def _cells(out: Translated, number: int, export: Export,
            tables: list[str] | None = None) -> pl.DataFrame:
+    """_file_cells, a mapping's SQL that fails on the file a ProfileError naming it."""
+    try:
+        return _file_cells(out, number, export, tables)
+    except cells.SqlFailed as exc:
+        raise ProfileError(f"{export.path}: {exc}") from None
+
+
+def _file_cells(out: Translated, number: int, export: Export,
+                tables: list[str] | None = None) -> pl.DataFrame:
     """One file's rows (of `tables`; None: all): the canonical cells as text, mapped,
     timed and with their cards read; `line`, `_file`, `_row` (its place in the file) and
     `_instant` beside them. What is said of the file itself is said on its first read
@@ -198,25 +217,29 @@ def _cells(out: Translated, number: int, export: Export,
     first, export.seen = not export.seen, True
     source, path = export.source, export.path
     kind = source.format_of(path.name)
+    named, roots = named_columns(source), sql_columns(source)
+    lists = _is_blackjack_coups(source)
     try:
-        data = None if kind == "parquet" else text_of(path)
-        named = named_columns(source)
-        lists = _is_blackjack_coups(source)
-        raw = read_whole(path, source, named if kind == "jsonl" and not lists else None, data)
-        roots = sql_columns(source)
+        data = None if kind == "parquet" else text_of(path, out.text_limit)
+        # a CSV file's mapped columns only (a header may name thousands of others)
+        raw = read_whole(path, source, named if kind == "csv" or not lists else None, data)
         typed = read_typed(path, source, roots, data) if roots else None
-    except ProfileError:
+        readable = True
+    except (ProfileError, budget.BudgetError):
         raise
-    except Exception as exc:  # noqa: BLE001 - polars' reader says why
+    except Exception as exc:  # noqa: BLE001 - polars' reader (or gzip) says why
         if first:
             export.problems.append(Problem("IN001", None, None, None, None,
                                            f"the export cannot be read: {exc}"))
-        return pl.DataFrame(schema={FILE: pl.Int32})
-    if first:
+        # read on as a file of no rows, so that its frame is one the layouts know
+        data, readable = b"", False
+        raw = pl.DataFrame(schema={c: pl.String for c in named})
+        typed = pl.DataFrame(schema={c: pl.String for c in roots}) if roots else None
+    if first and readable:
         export.rows, export.sha256 = raw.height, sha256_of(path)
         export.size = path.stat().st_size
     header = csv_header(data, source.delimiter) if kind == "csv" else []
-    twice = sorted({c for c in header if header.count(c) > 1})
+    twice = named_twice(header)
     if twice:
         raise ProfileError(f"{path}: the header names the column {twice[0]!r} twice")
     raw = raw.rename({c: c.lstrip("\ufeff").strip() for c in raw.columns})
@@ -224,6 +247,9 @@ def _cells(out: Translated, number: int, export: Export,
     if lacking and kind != "jsonl":
         raise ProfileError(f"{path}: has no column {lacking[0]!r}, which the profile's source "
                            f"{source.name!r} maps")
+    absent = absent_keys(source, raw, data) if kind == "jsonl" else []
+    if absent:
+        raise ProfileError(absent_message(path, source, *absent[0]))
     raw = raw.with_columns(pl.lit(None, pl.String).alias(c) for c in lacking)
     if kind == "csv":
         keep, lines = _csv_records(export, raw.height, data, first)

@@ -70,6 +70,7 @@ class Translated:
     spilled: list[spill.Spilled] | None = None
     table_rows: list[pl.DataFrame] = field(default_factory=list)
     days: dict[int, date] = field(default_factory=dict)  # each file's first day
+    text_limit: int | None = None  # the most text one export may hold (None: no limit)
 
     def accounting(self) -> dict[str, int | bool]:
         """The audited exports' rows: each made events, was a repeat, was mapped to no
