@@ -108,6 +108,19 @@ def _foreign_files_in_out(folder: Path) -> list[str]:
     return _audit(CLEAN, out=folder / "out")
 
 
+COUPS = SAMPLES / "exports" / "baccarat-coups"
+AMOUNT = 'amount = { sql = "CAST(stake_cents AS DOUBLE) / 100" }'
+
+
+def _profiled(amount: str) -> Callable[[Path], list[str]]:
+    """The sample coups and wagers export, its wagers' amount mapped as given."""
+    def make(folder: Path) -> list[str]:
+        profile = folder / "profile.toml"
+        profile.write_text((COUPS / "profile.toml").read_text().replace(AMOUNT, amount))
+        return _audit(COUPS, out=folder / "out", extra=("--profile", str(profile)))
+    return make
+
+
 def _unreadable_file(folder: Path) -> list[str]:
     logs = folder / "logs"
     logs.mkdir()
@@ -162,6 +175,24 @@ CASES = [
          _house("payout_limit = 1e400"), "payout_limit"),
     Case("--out holding files an audit does not write", 2, _foreign_files_in_out,
          "holds files an audit does not write"),
+    Case("profile SQL with an aggregate", 2, _profiled('amount = { sql = "SUM(stake_cents)" }'),
+         "an aggregate"),
+    Case("profile SQL with a window", 2,
+         _profiled('amount = { sql = "stake_cents - LAG(stake_cents) OVER ()" }'),
+         "a window function"),
+    Case("profile SQL with a subquery", 2,
+         _profiled('amount = { sql = "(SELECT 1)" }'), "SELECT"),
+    Case("profile SQL that reads a file", 2,
+         _profiled("amount = { sql = \"read_parquet('/etc/passwd')\" }"), "which reads a file"),
+    Case("profile SQL of more than 256 tokens or 32 nested parentheses", 2,
+         _profiled('amount = { sql = "' + " + ".join(["stake_cents"] * 6000) + '" }'),
+         "256"),
+    Case("profile SQL with a CAST that fails on the file", 2,
+         _profiled('amount = { sql = "CAST(spot AS INTEGER)" }'), "its SQL fails on this file"),
+    Case("profile SQL dividing by zero", 1,
+         _profiled('amount = { sql = "stake_cents / 0" }')),
+    Case("a JSON Lines key no row has, mapped to a column the layout needs", 2,
+         _profiled('amount = "stake"'), "no row has the key 'stake'"),
     Case("a log file the auditor may not read", 2, _unreadable_file,
          "the file cannot be read", "unprivileged"),
     Case("a folder below a log folder that the auditor may not read", 2, _unreadable_folder,
