@@ -224,9 +224,9 @@ def main() -> None:
     type=click.FloatRange(min=0, min_open=True),
     default=None,
     help="The memory the audit may use, in GB (2^30 bytes): its parts, held rows and spill "
-    "are planned within it, and a log whose largest table cannot fit is refused before it "
-    "is read (exit 2). Default: 3/4 of the machine's memory (or of its control group's "
-    "limit).",
+    "are planned within it, and a log whose largest table cannot fit is refused as soon as "
+    "its rows are counted, before any part is audited (exit 2). Default: 3/4 of the "
+    "machine's memory (or of its control group's limit).",
 )
 @click.option(
     "--store",

@@ -49,6 +49,23 @@ DEFAULT_HOUSE = CASES / "house.toml"
 START = datetime(2026, 11, 1, 20, 0, 0)
 
 
+# a blackjack round by the book, with a pay (line 11 of its file): a log with money in it
+PAID_ROUND = """
+{"event": "shuffle", "decks": 6}
+{"event": "burn", "card": "2C"}
+{"event": "round_start"}
+{"event": "wager", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
+{"event": "no_more_bets"}
+{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "TS"}
+{"event": "card", "target": "dealer", "card": "9D"}
+{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "9H"}
+{"event": "card", "target": "dealer", "card": "8C"}
+{"event": "action", "seat": 1, "hand": 1, "action": "stand"}
+{"event": "pay", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
+{"event": "round_end"}
+"""
+
+
 def case_files() -> list[Path]:
     return sorted(CASES.glob("*/*.toml"))
 

@@ -7,7 +7,7 @@ import tomllib
 from datetime import date
 
 import pytest
-from casefiles import DEFAULT_HOUSE, expand_events
+from casefiles import DEFAULT_HOUSE, PAID_ROUND, expand_events
 from click.testing import CliRunner
 
 from auditor.cli import main
@@ -120,21 +120,6 @@ def test_unknown_resplit_hand_placement_exits_2_naming_the_key(tmp_path):
     assert "Traceback" not in result.output
 
 
-# a blackjack round with a pay, so that the table's payout limit is worked out in cents
-ROUND = """
-{"event": "shuffle", "decks": 6}
-{"event": "burn", "card": "2C"}
-{"event": "round_start"}
-{"event": "wager", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
-{"event": "no_more_bets"}
-{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "TS"}
-{"event": "card", "target": "dealer", "card": "9D"}
-{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "9H"}
-{"event": "card", "target": "dealer", "card": "8C"}
-{"event": "action", "seat": 1, "hand": 1, "action": "stand"}
-{"event": "pay", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
-{"event": "round_end"}
-"""
 
 
 @pytest.mark.parametrize("limit", ["1e400", "-inf", "1e300"])
@@ -143,7 +128,7 @@ def test_a_payout_limit_no_number_can_hold_exits_2_naming_the_key(tmp_path, limi
     house.write_text(DEFAULT_HOUSE.read_text().replace("payout_limit = 100000",
                                                        f"payout_limit = {limit}"))
     log = tmp_path / "log.jsonl"
-    rows = expand_events(ROUND, {"table_id": "BJ-01", "game": "blackjack"})
+    rows = expand_events(PAID_ROUND, {"table_id": "BJ-01", "game": "blackjack"})
     log.write_text("".join(json.dumps(row) + "\n" for row in rows))
     result = CliRunner().invoke(
         main, ["audit", str(log), "--house", str(house), "--out", str(tmp_path / "o"), "-q"]

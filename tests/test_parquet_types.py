@@ -15,26 +15,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from casefiles import DEFAULT_HOUSE, expand_events
+from casefiles import DEFAULT_HOUSE, PAID_ROUND, expand_events
 from click.testing import CliRunner
 
 from auditor.cli import main
 
-# a blackjack round by the book; the pay is line 11 of the file
-ROUND = """
-{"event": "shuffle", "decks": 6}
-{"event": "burn", "card": "2C"}
-{"event": "round_start"}
-{"event": "wager", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
-{"event": "no_more_bets"}
-{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "TS"}
-{"event": "card", "target": "dealer", "card": "9D"}
-{"event": "card", "target": "seat", "seat": 1, "hand": 1, "card": "9H"}
-{"event": "card", "target": "dealer", "card": "8C"}
-{"event": "action", "seat": 1, "hand": 1, "action": "stand"}
-{"event": "pay", "seat": 1, "hand": 1, "bet": "main", "amount": 25}
-{"event": "round_end"}
-"""
 PAY_LINE = 11
 PAY = pl.col("event") == "pay"
 
@@ -70,7 +55,7 @@ OUT_OF_RANGE = {
 
 
 def _log(folder: Path, column: str, rewritten: pl.Expr) -> Path:
-    rows = expand_events(ROUND, {"table_id": "BJ-01", "game": "blackjack"})
+    rows = expand_events(PAID_ROUND, {"table_id": "BJ-01", "game": "blackjack"})
     path = folder / "log.parquet"
     pl.DataFrame(rows).with_columns(rewritten.alias(column)).write_parquet(path)
     return path
