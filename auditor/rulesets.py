@@ -35,8 +35,10 @@ ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 # "9 NYCRR 5324.20(f)(13)": the section, then each level's label in parentheses.
 NYCRR_CITATION = re.compile(r"^(?P<section>\d+ NYCRR \d+(?:\.\d+)?)(?P<levels>(?:\([0-9a-z]+\))*)$")
-# "hand-history-v1 Columns": a document name, then the heading of one of its sections.
-DOCUMENT_CITATION = re.compile(r"^(?P<section>[a-z][a-z0-9.-]*) (?P<heading>[A-Z][A-Za-z ]*)$")
+# "hand-history-v1 Columns": a document name, then the heading of one of its sections
+# (words, spaces and commas: "Cards known by value, and net results").
+DOCUMENT_CITATION = re.compile(
+    r"^(?P<section>[a-z][a-z0-9.-]*) (?P<heading>[A-Z][A-Za-z ]*(?:, [A-Za-z ]+)*)$")
 LEVEL_PATTERNS = (
     re.compile(r"[a-z]"),  # subdivision (a)
     re.compile(r"[1-9]\d*"),  # paragraph (1)

@@ -13,7 +13,7 @@ import polars as pl
 
 from ..scope import IN_SCOPE
 from ..series import stable_order_by_code
-from . import compact, schema, sequence, untabled
+from . import compact, nets, schema, sequence, untabled
 from . import vocabulary as v
 from .parse import CANONICAL_SCHEMA, typed
 from .partition import InputFile, Log, open_log
@@ -131,6 +131,8 @@ def _missing_column_problems(missing: list[MissingColumn], folded: pl.DataFrame)
 
 
 PLACE = [v.ROW, v.FILE_ID, v.LINE, "table_id", "game", "shoe_id", "round", "seq"]
+# findings on a row that do not make its round unauditable
+NOT_WITHHOLDING = (*sequence.NOT_WITHHOLDING, *nets.NOT_WITHHOLDING)
 
 
 def ingest(sources: list[Source], baccarat_seats: tuple[int, ...] | None = None) -> Ingested:
@@ -183,6 +185,7 @@ def ingest_part(
         unplaced = unplaced.with_columns(log.scope.own().alias(IN_SCOPE))
     problems.append(sequence.seq_problems(in_file_order, ordered))
     problems.append(sequence.order_problems(ordered))
+    problems.append(nets.net_problems(ordered))
     before_gaps = folded.clear()
     if gapless is not None:
         before_gaps, gaps = sequence.seq_gaps(ordered, gapless)
@@ -234,13 +237,23 @@ def _cut_counts(cuts: list[tuple[int, untabled.Cut]]) -> pl.DataFrame:
 
 
 def _said_once(located: pl.DataFrame, lacking: pl.DataFrame) -> pl.DataFrame:
-    """Rounds set aside where the log was cut, and rounds whose only lost rows lack a
-    column their file does not have."""
+    """Rounds set aside where the log was cut, rounds whose only lost rows lack a column
+    their file does not have, and rounds withheld only because a wager was settled both
+    by a net and otherwise (IN020 says so)."""
     cut = pl.col("rule_id").is_in(sequence.BOUNDARY_ROUNDS)
     other = located.filter(~cut).select(ROUND_KEY).drop_nulls()
     by_column = lacking.select(ROUND_KEY).drop_nulls().unique().join(
         other, on=ROUND_KEY, how="anti")
-    return pl.concat([located.filter(cut).select(ROUND_KEY), by_column]).unique(
+    parts = [located.filter(cut).select(ROUND_KEY), by_column]
+    both = pl.col("rule_id") == nets.IN_SETTLED_BOTH_WAYS
+    if located.select(both.any()).item():
+        withholding = ~cut & ~both & ~pl.col("rule_id").is_in(NOT_WITHHOLDING) & ~pl.col(
+            "field").is_in(v.NOT_NEEDED_FOR_REPLAY).fill_null(False)
+        others = pl.concat([located.filter(withholding).select(ROUND_KEY),
+                            lacking.select(ROUND_KEY)]).drop_nulls()
+        parts.append(located.filter(both).select(ROUND_KEY).drop_nulls().unique().join(
+            others, on=ROUND_KEY, how="anti"))
+    return pl.concat(parts).unique(
         maintain_order=True).cast({"table_id": pl.String, "shoe_id": pl.String,
                                    "round": pl.Int64})
 
@@ -398,7 +411,7 @@ def _unauditable_rounds(
     known = pl.all_horizontal(pl.col(ROUND_KEY).is_not_null())
     # a round is withheld for what its replay needs: not for a boundary warning, nor for
     # a field no rule reads (a row's time, its patron's id)
-    withholding = ~pl.col("rule_id").is_in(sequence.NOT_WITHHOLDING) & ~pl.col("field").is_in(
+    withholding = ~pl.col("rule_id").is_in(NOT_WITHHOLDING) & ~pl.col("field").is_in(
         v.NOT_NEEDED_FOR_REPLAY).fill_null(False)
     own = problems.filter(known & withholding).select(ROUND_KEY)
     orphans = (

@@ -77,7 +77,10 @@ def _allowed(field: str, values: tuple[str, ...], rule_id: str = IN_VALUE_INVALI
 
 
 def _events_needing(field: str) -> tuple[str, ...]:
-    return tuple(e for e, fields in v.EVENT_FIELDS.items() if field in fields)
+    """The events before 1.3 that require `field` (settle_net's are checked on their own,
+    so that the checks of the other events read as they did)."""
+    return tuple(e for e, fields in v.EVENT_FIELDS.items()
+                 if field in fields and e != v.NET_EVENT)
 
 
 def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
@@ -88,6 +91,9 @@ def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
         events = _events_needing(field)
         if events:
             checks.append(_required(field, _is_event(*events), "on " + "/".join(events) + " rows"))
+    # (1.3) settle_net: its seat and amount (hand, bet and player_id narrow its scope)
+    checks += [_required(field, _is_event(v.NET_EVENT), f"on {v.NET_EVENT} rows")
+               for field in v.EVENT_FIELDS[v.NET_EVENT]]
     blackjack_money = _game("blackjack") & _is_event(*v.MONEY_EVENTS)
     checks += [
         _required("hand", blackjack_money, "on blackjack wager/collect/pay/push rows"),
@@ -120,7 +126,9 @@ def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
             "amount",
             IN_AMOUNT_INVALID,
             "an amount of 0 or more",
-            lambda: _null_or("amount_cents", pl.col("amount_cents") >= 0),
+            # (1.3) a net result is signed: a loss is negative
+            lambda: _null_or("amount_cents", (pl.col("amount_cents") >= 0)
+                             | _is_event(v.NET_EVENT)),
         ),
         RowCheck(
             "seat positive",

@@ -74,6 +74,8 @@ ROUND_EVENTS = (
     # (1.2, Irregularities)
     "dead_hand",
     "hole_card_check",
+    # (1.3) a box's net result where no single settlement was recorded
+    "settle_net",
 )
 EVENTS = SHOE_EVENTS + ROUND_EVENTS
 MONEY_EVENTS = ("wager", "collect", "pay", "push")
@@ -118,6 +120,8 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "card_exposed": ("card", "exposure"),
     "dead_hand": ("seat", "hand"),
     "hole_card_check": (),
+    # (1.3) optional `hand`, `bet`, `player_id` narrow its scope; `amount` is signed
+    "settle_net": ("seat", "amount"),
 }
 
 # Bookkeeping columns added by the reader: which file, which 1-based line, and
@@ -140,3 +144,18 @@ BACCARAT_EXPOSURES = ("face_up_in_shoe", "excess", "misdealt")
 BLACKJACK_EXPOSURES = ("exposed",)
 EXPOSURES = BACCARAT_EXPOSURES + BLACKJACK_EXPOSURES
 COLUMNS_1_2 = ("exposure", "disclosed")
+
+# Version 1.3: a box's net result (`settle_net`), in place of the single settlements
+# (collect, pay, push, vig) of the wagers in its scope: the finest of seat, hand, bet and
+# player_id its row gives. Its `amount` is the one that may be negative (a loss).
+NET_EVENT = "settle_net"
+SINGLE_SETTLEMENTS = ("collect", "pay", "push", "vig")
+SCOPE_COLUMNS = ("seat", "hand", "bet", "player_id")
+# A `wager` row whose `reason` is PRESUMED has an amount an export's reading presumed, not
+# one a table system recorded (export-profiles-v1 1.1, "A net result against presumed
+# amounts": a double or split at the main wager, insurance at half). The rules on its
+# amount do not judge it, and a net passes where any amount the rules allow for it gives
+# the net. A hand history records its amounts: a table system writes no such mark; it is
+# the profiles' reading (and `auditor import`, which keeps it) that sets it, here and
+# nowhere else.
+PRESUMED = "presumed"

@@ -14,6 +14,7 @@ COLUMNS = "hand-history-v1 Columns"
 EVENTS = "hand-history-v1 Events"
 HOUSE = "hand-history-v1 House rules"
 CUT = "hand-history-v1 Logs cut at any hour"
+NETS = "hand-history-v1 Cards known by value, and net results"
 
 FILE_UNREADABLE = register(
     Rule(
@@ -106,7 +107,8 @@ AMOUNT_INVALID = register(
         COLUMNS,
         "error",
         "input",
-        "An `amount` that is negative, not a number (NaN and the infinities of a Parquet "
+        "An `amount` that is negative (but a `settle_net`'s, which is signed: format 1.3), "
+        "not a number (NaN and the infinities of a Parquet "
         "column included), has more than two decimals, or is too large for its cents to "
         "fit a 64-bit integer (above 92,233,720,368,547,757.99 dollars).",
         '{"event":"wager","amount":"-25"} or {"amount":"12.345"} or {"amount":"ten"}',
@@ -293,6 +295,41 @@ SEQ_GAP = register(
         "seq_gapless = true; BAC-01 rows with seq 41, 42, 43 (or seq_gapless = false: gaps "
         "are allowed)",
         needs=("seq",),
+    )
+)
+SETTLED_BOTH_WAYS = register(
+    Rule(
+        "IN020",
+        "settled-by-net-and-singly",
+        "Wager settled both by a net result and by a single settlement",
+        NETS,
+        "error",
+        "input",
+        "A `settle_net` (format 1.3) replaces the single settlements (collect, pay, push, vig) "
+        "of the wagers in its scope, the finest of seat, hand, bet and player_id its row gives "
+        "(a vig is its seat's banker wager's). A round with both for one wager, or with two "
+        "nets of different scopes that share a wager, is reported at the later of the two "
+        "rows and withheld: this finding says why (no IN014 for it). A net on one hand and a "
+        "pay on another hand of the box is not both.",
+        "box 2's settle_net of -25 at seq 40 and a collect of its main wager at seq 41",
+        "box 2's settle_net of -25 at seq 40 alone; or its collect at seq 41 alone",
+    )
+)
+NET_BEFORE_PLAY = register(
+    Rule(
+        "IN021",
+        "net-before-play-ended",
+        "Net result recorded before the round's play ended",
+        NETS,
+        "warning",
+        "input",
+        "A `settle_net` stands after the dealer's play (blackjack) or the result (baccarat): "
+        "one followed by a card, action or result row of its round was recorded before the "
+        "outcome it settles was known. A warning at the net: the log cannot show when the box "
+        "was settled. The round is judged, the net against the outcome as replayed (the net "
+        "rules, BJ707 and BA509).",
+        "blackjack: box 1's settle_net at seq 12, the dealer's third card at seq 13",
+        "blackjack: the dealer's last card at seq 12, box 1's settle_net at seq 13",
     )
 )
 TABLE_NOT_IN_HOUSE_RULES = register(
