@@ -44,12 +44,18 @@ EVIDENCE: dict[str, str] = {
                       "hole_card_check or refuse row: hand-history-v1 1.2)",
     "seq": "event numbers are derived from the order of the rows, so lost or reordered "
            "rows cannot be shown",
+    # (1.1) a box settled by its net result (format 1.3 settle_net): decided per box
+    "single_settlements": "single settlements not recorded: the box was settled by its net "
+                          "result (settle_net), which BJ707 and BA509 judge",
 }
+# Evidence decided per box, not per table: a table that records it may lack it on the
+# boxes of some rounds (coverage says how many, once)
+PER_BOX = ("single_settlements",)
 EVERYTHING = frozenset(EVIDENCE)
 # What each layout of an export records (export-profiles-v1, Layouts)
 _EVENTS = EVERYTHING
 _COUPS = frozenset({"cards", "suits"})
-_WAGERS = frozenset({"wagers"})
+_WAGERS = frozenset({"wagers", "single_settlements"})
 
 
 def recorded(marks: set[str] | None) -> frozenset[str]:
@@ -77,12 +83,16 @@ def recorded(marks: set[str] | None) -> frozenset[str]:
 
 @dataclass
 class Coverage:
-    """Per table, its game and the evidence its log records; and the rounds whose order
-    of settlement is not recorded (a wagers row without its settle_order)."""
+    """Per table, its game and the evidence its log records; the rounds whose order of
+    settlement is not recorded (a wagers row without its settle_order); and per table the
+    boxes settled by their net result (format 1.3 settle_net), on which the rules of
+    single settlements are not judged (the rules skip those wagers: nothing is dropped
+    here)."""
 
     tables: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     unordered: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
         schema={"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}))
+    net_boxes: dict[str, int] = field(default_factory=dict)
 
     def missing(self, rule: Rule, table: str) -> list[str]:
         """The evidence `rule` needs that `table`'s log does not record."""
@@ -124,6 +134,14 @@ class Coverage:
                         .drop("_unordered"))
         return findings
 
+    def _boxes(self, rule: Rule, tables: list[str], missed: list[tuple[str, str]]) -> int:
+        """The boxes settled by net on the tables `rule` is judged on, where it judges single
+        settlements."""
+        if not any(kind in rule.needs for kind in PER_BOX):
+            return 0
+        skipped = {table for table, _ in missed}
+        return sum(self.net_boxes.get(t, 0) for t in tables if t not in skipped)
+
     def as_dict(self) -> dict:
         """`coverage` of summary.json: every rule, judged on every table of its game,
         on some, or on none, with the tables it was not judged on and why."""
@@ -144,6 +162,11 @@ class Coverage:
                     entry["rounds_not_judged"] = count
                     entry["rounds_why"] = ("a wagers row of the round has no settle_order "
                                            "(or a commission no vig_order)")
+            boxes = self._boxes(rule, tables, missed)
+            if state != "not_judged" and boxes:
+                entry["state"] = state = "partly"
+                entry["boxes_not_judged"] = boxes
+                entry["boxes_why"] = EVIDENCE["single_settlements"]
             rules.append(entry)
         judged = sum(1 for r in rules if r["state"] == "judged")
         return {"rules": len(rules), "judged": judged,
@@ -154,11 +177,13 @@ class Coverage:
 
 def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
            unordered: pl.DataFrame | None = None) -> Coverage:
-    """The coverage of a log: `tables` (table_id, game, wager_rows, irregularity_rows) as
-    read, `marks` per table from an export's reading (None: a hand history)."""
+    """The coverage of a log: `tables` (table_id, game, wager_rows, irregularity_rows,
+    net_boxes) as read, `marks` per table from an export's reading (None: a hand
+    history)."""
     found = Coverage()
-    counted = tables.select("table_id", "game", "wager_rows", "irregularity_rows")
-    for table, game, wagers, irregular in counted.iter_rows():
+    counted = tables.select("table_id", "game", "wager_rows", "irregularity_rows",
+                            "net_boxes")
+    for table, game, wagers, irregular, netted in counted.iter_rows():
         if table is None or game is None:
             continue
         has = set(recorded(None if marks is None else marks.get(table, set())))
@@ -167,6 +192,8 @@ def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
         if not irregular:
             has.discard("irregularities")
         found.tables[table] = (game, frozenset(has))
+        if netted:
+            found.net_boxes[table] = found.net_boxes.get(table, 0) + netted
     if unordered is not None:
         found.unordered = unordered
     return found

@@ -33,11 +33,21 @@ FINDING_SCHEMA: dict[str, pl.DataType] = {
 
 
 def _with_metadata(frame: pl.DataFrame) -> pl.DataFrame:
-    """Citation and severity come from the registry, never from the check."""
-    meta = REGISTRY.metadata_frame().select("rule_id", "citation", "severity")
-    return frame.drop("citation", "severity", strict=False).join(
+    """Citation and severity come from the registry, never from the check; but a rule
+    whose findings each name their paragraph (Rule.citation_per_finding) cites the
+    check's, where it gives one."""
+    meta = REGISTRY.metadata_frame().select("rule_id", "citation", "severity",
+                                            "citation_per_finding")
+    cited = "citation" in frame.columns
+    frame = frame.rename({"citation": "_cited"}) if cited else frame
+    frame = frame.drop("severity", strict=False).join(
         meta, on="rule_id", how="left", maintain_order="left"
     )
+    if cited:
+        own = pl.col("citation_per_finding").fill_null(False) & pl.col("_cited").is_not_null()
+        frame = frame.with_columns(
+            pl.when(own).then(pl.col("_cited")).otherwise(pl.col("citation")).alias("citation"))
+    return frame.drop("_cited", "citation_per_finding", strict=False)
 
 
 TAGGED_CHECK_COLUMNS = {**CHECK_COLUMNS, "rule_id": pl.String(), "game": pl.String()}

@@ -31,6 +31,8 @@ TABLE_STATS = {
     "wager_rows": pl.Int64,  # wager rows read (none: the table's log records no wagers)
     # rows of the 1.2 irregularity words (none: the log records no irregularities)
     "irregularity_rows": pl.Int64,
+    # (1.3) boxes (a round's seat) of audited rounds settled by their net result
+    "net_boxes": pl.Int64,
 }
 
 
@@ -57,15 +59,21 @@ def _table_stats(part: Ingested) -> pl.DataFrame:
         (pl.col("event").is_in(v.EVENTS_1_2) | pl.col("action").is_in(v.ACTIONS_1_2))
         .sum().alias("irregularity_rows"),
     )
+    net = (pl.col("event") == v.NET_EVENT) & (pl.col("round") > 0)
+    if scoped:
+        net = net & pl.col(ROUND_IN_SCOPE)
     audited = part.audited.group_by("table_id").agg(
         row.sum().alias("rows_audited") if scoped else pl.len().alias("rows_audited"),
         played.alias("rounds_audited"),
+        # filtered first: a log without nets builds no pairs
+        pl.struct(pl.col("rid").filter(net), pl.col("seat").filter(net)).n_unique()
+        .alias("net_boxes"),
     )
     if scoped:
         read = read.filter((pl.col("rows_placed") > 0) | (pl.col("rounds_read") > 0))
     return (
         read.join(audited, on="table_id", how="left")
-        .with_columns(pl.col("rows_audited", "rounds_audited").fill_null(0))
+        .with_columns(pl.col("rows_audited", "rounds_audited", "net_boxes").fill_null(0))
         .select(list(TABLE_STATS))
         .cast(TABLE_STATS)
     )

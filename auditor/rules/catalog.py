@@ -7,6 +7,7 @@ from .baccarat import (  # noqa: F401 - each module registers its rules
     curator,
     deal,
     irregularities,
+    net,
     outcome,
     payouts,
     shoe,
@@ -22,8 +23,11 @@ from .blackjack import (  # noqa: F401 - each module registers its rules
     surrender,
     table,
 )
-from .blackjack import (  # noqa: F401 - named apart from the baccarat module of that name
+from .blackjack import (  # noqa: F401 - named apart from the baccarat modules of those names
     irregularities as blackjack_irregularities,
+)
+from .blackjack import (  # noqa: F401
+    net as blackjack_net,
 )
 from .registry import REGISTRY
 

@@ -33,6 +33,9 @@ CHECK_COLUMNS: dict[str, pl.DataType] = {
     "expected": pl.String(),
     "observed": pl.String(),
     "amount_cents": pl.Int64(),
+    # the paragraph the finding cites, for a rule whose findings each name theirs
+    # (Rule.citation_per_finding); null elsewhere: the rule's citation
+    "citation": pl.String(),
 }
 
 
@@ -60,6 +63,10 @@ class Rule:
     # Further paragraphs the rule checks besides the one it cites (e.g. the card values the
     # point counts it compares rest on): `auditor paragraphs` lists the rule under each
     also: tuple[str, ...] = ()
+    # Each finding names the paragraph it cites (a check column `citation`, one of
+    # `citation` and `also`): a net result's difference cites the one wager that explains
+    # it, else the box's payout paragraph, the rule's `citation`
+    citation_per_finding: bool = False
 
     def as_dict(self) -> dict[str, str]:
         return {
@@ -109,6 +116,7 @@ class Registry:
                 "citation": [r.citation for r in rules],
                 "severity": [r.severity for r in rules],
                 "overcharge": [r.overcharge for r in rules],
+                "citation_per_finding": [r.citation_per_finding for r in rules],
             }
         )
 

@@ -23,6 +23,9 @@ particular order), with `wid` (`wager_id`):
   n_settled      collect/pay/push rows of the seat and bet in the round
   settled_kind settled_cents settled_seq  the first of them; settled_net its result
                  (pay +amount, push amount - stake, collect -amount)
+  net_sid        the `nets.scopes` row of the settle_net (format 1.3) that settles the
+                 wager, null where none does: the single-settlement rules leave such a
+                 wager to BA509
   plus rid, winner, p_points, b_points, dragon7, panda8, void, end_seq and the table settings
 
 `settlements(ctx)`: one row per collect/pay/push/vig/vig_settle row, in log order:
@@ -32,7 +35,8 @@ for vig_settle); `nth` numbers the settlements of one seat and bet in the round 
 ...; null for vig rows).
 
 `seat_commission(ctx)`: one row per table_id, shoe_id, round, seat of a judged,
-non-void round with banker winnings or a vig row, by round and seat: won_cents (the
+non-void round with banker winnings (on a wager no net settles) or a vig row, by round
+and seat: won_cents (the
 winnings its banker wagers were owed), vig_cents (its vig rows, summed), vig_seq (the
 first), banker_settled_seq (its banker wager's first settlement row), expected_vig_cents
 at the table's rate rounded down to the rate's step ((d)(2)(ii)), and
@@ -49,6 +53,7 @@ import polars as pl
 from ...audit_context import GameContext
 from ...ingest import vocabulary
 from ...series import placed
+from .. import nets
 from ..sorted_keys import marked_sorted, sorted_by
 from . import replay, tableau
 
@@ -428,9 +433,11 @@ def build_wagers(ctx: GameContext) -> pl.DataFrame:
     )
     dropped = ["dragon_player_odds", "dragon_banker_odds", "winner_code", "bet_code", "kind_code"]
     priced = ["expected_kind", "odds", "expected_cents", "expected_net", "settled_net"]
-    return frame.select(*KEY, pl.exclude(*KEY, *dropped, *priced), *priced).collect(
+    frame = frame.select(*KEY, pl.exclude(*KEY, *dropped, *priced), *priced).collect(
         engine=replay.ENGINE
     )
+    # (1.3) the net that settles the wager, where one does: BA509's
+    return frame.with_columns(nets.scope_ids(ctx, frame))
 
 
 def wagers(ctx: GameContext) -> pl.DataFrame:
@@ -540,10 +547,11 @@ def build_seat_commission(ctx: GameContext) -> pl.DataFrame:
     paid = pl.col("expected_kind") == "pay"
     # a seat has one banker wager per round (a wager is its rid, seat and bet), so its
     # winnings are that wager's: there is nothing to add up
+    # a banker wager settled by a net had its commission deducted in the net: BA509's
     won = (
         wagers(ctx)
         .lazy()
-        .filter(pl.col("judged") & (pl.col("bet") == "banker"))
+        .filter(pl.col("judged") & (pl.col("bet") == "banker") & pl.col("net_sid").is_null())
         .select(
             "rid",
             "seat",

@@ -43,6 +43,9 @@ Sorted by rid, seat, hand, player_id, wager_seq.
   settled_right that settlement is the one owed (kind and amount)
   amount_cents  expected_net - settled_net: positive when the patron was underpaid or
                 overcharged
+  net_sid       the `nets.scopes` row of the settle_net (format 1.3) that settles the
+                wager, null where none does: the single-settlement rules leave such a
+                wager to BJ707
 
 `with_words(ctx, frame)`: rows of `owed` with words for messages: who, outcome_text,
 expected_text, observed_text (the recorded rows: "paid $20.00, pushed $5.00", or
@@ -64,7 +67,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...series import placed
-from .. import runs
+from .. import nets, runs
 from ..sorted_keys import marked_sorted
 from . import engine, final_hands, irregularities, missed_cards, replay
 
@@ -73,6 +76,7 @@ HAND = ["rid", "seat", "hand"]
 HOLDER = ["rid", "seat", "hand", "player_id"]
 ROUND = ["table_id", "shoe_id", "round"]
 HAND_BETS = ("main", "double", "split")
+CHIP_UNIT_CENTS = 100  # the conventions' chip unit: $1 ((e)(2) "the next unit")
 
 VERB = {"pay": "paid", "push": "pushed", "collect": "collected"}
 # While `owed` is built, outcome and expected_kind are numbers: the index of their word
@@ -87,6 +91,13 @@ def dollars(cents: pl.Expr) -> pl.Expr:
     """"$25.00" from integer cents (the absolute value: signs are said in words)."""
     cents = cents.abs()
     return pl.format("${}.{}", cents // 100, (cents % 100).cast(pl.String).str.zfill(2))
+
+
+def insurance_limit(main: pl.Expr) -> pl.Expr:
+    """The most insurance (e)(2) allows on an initial wager of `main` cents: half of it,
+    or up to the next chip unit where half cannot be bet ($25 -> $13, $20 -> $10)."""
+    unit = CHIP_UNIT_CENTS
+    return (main + 2 * unit - 1) // (2 * unit) * unit
 
 
 def card_name(value: pl.Expr) -> pl.Expr:
@@ -661,11 +672,14 @@ def build_owed(ctx: GameContext) -> pl.DataFrame:
     cents, most, net = _expected_amounts()
     frame = frame.with_columns(cents, most).with_columns(net.alias("expected_net"))
     frame = frame.with_columns(_settled_checks())
-    return frame.with_columns(
+    frame = frame.with_columns(
         (pl.col("expected_net") - pl.col("settled_net")).alias("amount_cents"),
         _words("outcome", OUTCOMES),
         _words("expected_kind", KINDS),
     ).collect(engine="in-memory")
+    # (1.3) the net that settles the wager, where one does (its single-settlement rules
+    # leave it to BJ707)
+    return frame.with_columns(nets.scope_ids(ctx, frame))
 
 
 def _on_dead_hand(ctx: GameContext) -> pl.Expr:
@@ -707,7 +721,8 @@ def build_netted(ctx: GameContext) -> pl.DataFrame:
     where not, the pair's rows taken as one pot (the pays and pushes of both, less both
     stakes; nothing where no row moved at all) come to what the two were owed together:
     the insurance's result netted against or merged with the surrender's."""
-    wagered = owed(ctx)
+    # a wager settled by a net (format 1.3) is BJ707's: it has no settlement of its own
+    wagered = owed(ctx).filter(pl.col("net_sid").is_null())
     judged = wagered.filter(pl.col("judged") & (pl.col("outcome") == "surrendered"))
     insured = wagered.filter(pl.col("judged") & (pl.col("bet") == "insurance"))
     pair = pl.concat([judged, insured.join(judged.select(HOLDER).unique(), on=HOLDER,

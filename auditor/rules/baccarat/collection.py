@@ -341,7 +341,7 @@ COLLECT_FIRST = register(
         "tie $5 (seq 22).",
         "collect seat 2 player (seq 20), collect seat 3 tie (seq 21), pay seat 1 banker (seq 22).",
         check=paid_before_collecting,
-        needs=("wagers", "settle_order"),
+        needs=("wagers", "settle_order", "single_settlements"),
     )
 )
 PROCEDURE = register(
@@ -363,7 +363,7 @@ PROCEDURE = register(
         "(iii)).",
         "PIT-1 uses (ii); seats 5 and 2 win on banker: vig 5, vig 2, pay 5, pay 2.",
         check=wrong_procedure,
-        needs=("wagers", "settle_order"),
+        needs=("wagers", "settle_order", "single_settlements"),
         also=(
             "9 NYCRR 5324.20(g)(2)(i)", "9 NYCRR 5324.20(g)(2)(ii)", "9 NYCRR 5324.20(g)(2)(iii)",
             "9 NYCRR 5324.20(g)(2)(iv)",
@@ -388,6 +388,6 @@ PIT_UNIFORM = register(
         "PIT-1: BAC-01 and BAC-03 both settle by procedure (ii).",
         check=pit_evidence,
         across=pit_procedures_differ,
-        needs=("wagers", "settle_order"),
+        needs=("wagers", "settle_order", "single_settlements"),
     )
 )

@@ -395,7 +395,7 @@ RATE = register(
         "5%: seat 1 wins $100 on banker; vig seat 1 $5.00.",
         overcharge=True,
         check=commission_wrong,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
     )
 )
 EZ = register(
@@ -412,7 +412,7 @@ EZ = register(
         "BAC-02 (ez = true): banker wins; pay seat 1 banker $25, no vig.",
         overcharge=True,
         check=commission_on_ez,
-        needs=("wagers",),
+        needs=("wagers", "single_settlements"),
     )
 )
 SHUFFLE = register(
@@ -445,7 +445,7 @@ SHUFFLE = register(
         "seat 4: vig $1.25 marked in round 3 of shoe S1; vig_settle seat 4 $1.25 in round 9.",
         overcharge=True,
         check=marked_not_settled,
-        needs=("wagers", "vig_settle"),
+        needs=("wagers", "vig_settle", "single_settlements"),
     )
 )
 UNIFORM = register(
@@ -467,6 +467,6 @@ UNIFORM = register(
         "Facility 5%; every big table takes $1.25 on a $25 banker win in every shoe.",
         overcharge=True,
         check=rates_differ,
-        needs=("wagers",),
+        needs=("wagers", "single_settlements"),
     )
 )

@@ -129,7 +129,7 @@ PLAYER = register(
         "Seat 3 wagers $25 on player; player wins 7 to 5; the dealer pays $20.",
         "Seat 3 wagers $25 on player; player wins 7 to 5; the dealer pays $25.",
         check=player_paid_wrong,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=("9 NYCRR 5324.20(b)(1)(ii)(a)", "9 NYCRR 5324.20(b)(1)(ii)(b)"),
     )
 )
@@ -149,7 +149,7 @@ BANKER = register(
         "Seat 1 wagers $25 on banker; banker wins 6 to 2; the dealer pays $25 and takes a "
         "$1.25 commission.",
         check=banker_paid_wrong,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=("9 NYCRR 5324.20(b)(1)(i)(a)", "9 NYCRR 5324.20(b)(1)(i)(b)"),
     )
 )
@@ -166,7 +166,7 @@ TIE = register(
         "tie_pays = 8; seat 2 wagers $5 on tie; the hands tie 6-6; the dealer pays $25.",
         "tie_pays = 8; seat 2 wagers $5 on tie; the hands tie 6-6; the dealer pays $40.",
         check=tie_paid_wrong,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=("9 NYCRR 5324.20(a)(2)(iii)", "9 NYCRR 5324.20(a)(2)(iv)"),
     )
 )
@@ -184,7 +184,7 @@ TIE_PUSH = register(
         "The hands tie 7-7; seat 4's $50 banker wager is collected.",
         "The hands tie 7-7; seat 4's $50 banker wager is pushed ($50 returned).",
         check=not_pushed_on_tie,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=("9 NYCRR 5324.20(b)(1)(ii)(c)",),
     )
 )
@@ -203,7 +203,7 @@ DRAGON7_PUSH = register(
         "EZ table; banker wins with 7 on three cards; seat 2's $25 banker wager is paid $25.",
         "EZ table; banker wins with 7 on three cards; seat 2's $25 banker wager is pushed.",
         check=not_pushed_on_dragon7,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=("9 NYCRR 5324.20(b)(1)(i)(c)", "9 NYCRR 5324.20(a)(2)(vii)(b)"),
     )
 )
@@ -221,7 +221,7 @@ DRAGON7 = register(
         "dragon7_pays = 40; a dragon 7; seat 5's $5 dragon 7 wager is paid $25.",
         "dragon7_pays = 40; a dragon 7; seat 5's $5 dragon 7 wager is paid $200.",
         check=dragon7_paid_wrong,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=(
             "9 NYCRR 5324.20(b)(1)(v)(a)", "9 NYCRR 5324.20(b)(1)(v)(b)",
             "9 NYCRR 5324.20(a)(2)(iv)",
@@ -242,7 +242,7 @@ PANDA8 = register(
         "A panda 8; seat 6's $5 panda 8 wager is paid $40.",
         "A panda 8; seat 6's $5 panda 8 wager is paid $125.",
         check=panda8_paid_wrong,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=(
             "9 NYCRR 5324.20(b)(1)(vi)", "9 NYCRR 5324.20(b)(1)(vi)(a)",
             "9 NYCRR 5324.20(b)(1)(vi)(b)",
@@ -265,7 +265,7 @@ DRAGON_BONUS = register(
         "Pay table A; player wins 9 to 2 without naturals (by 7); seat 1's $10 dragon_player "
         "wager is paid $60 (6:1).",
         check=dragon_bonus_paid_wrong,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=(
             "9 NYCRR 5324.20(b)(1)(iv)", "9 NYCRR 5324.20(b)(1)(iv)(a)(1)",
             "9 NYCRR 5324.20(b)(1)(iv)(a)(2)", "9 NYCRR 5324.20(b)(1)(iv)(a)(3)",

@@ -442,8 +442,15 @@ def _unreturned_wagers(ctx: GameContext, void_rounds: pl.DataFrame) -> pl.DataFr
         ignore_nulls=True,
     )
     observed = pl.when(settled == "").then(pl.lit("nothing returned")).otherwise(settled)
+    # a wager settled by a net (format 1.3) is BA509's, which owes it its stake back
+    netted = settlement.wagers(ctx).filter(pl.col("void") & pl.col("net_sid").is_not_null())
+    key = ["rid", "seat", "_bet"]
     return (
         _money_by_wager(ctx, void_rounds)
+        .with_columns(pl.col("bet").cast(pl.String).alias("_bet"))
+        .join(netted.select("rid", "seat", pl.col("bet").cast(pl.String).alias("_bet")),
+              on=key, how="anti", maintain_order="left")
+        .drop("_bet")
         .filter(bad)
         .join(void_rounds, on="rid", how="left")
         .select(
@@ -516,6 +523,6 @@ VOID_ROUND_SETTLED = register(
         "round void; seat 3 wagered banker $25 and the round shows collect $25 (or push $20)",
         "round void; seat 3 wagered banker $25 and the round shows push $25",
         check=void_not_returned,
-        needs=("round_events", "wagers"),
+        needs=("round_events", "wagers", "single_settlements"),
     )
 )

@@ -112,8 +112,10 @@ def _extra_net(kind: pl.Expr, cents: pl.Expr) -> pl.Expr:
 
 
 def _unsettled(ctx: GameContext) -> pl.DataFrame:
+    # a wager settled by a net (format 1.3) has no settlement of its own: BA509's
     wagers = settlement.wagers(ctx).filter(
         ~pl.col("void") & ~pl.col("deal_only") & (pl.col("n_settled") == 0)
+        & pl.col("net_sid").is_null()
     )
     owed = pl.col("expected_net")
     return wagers.select(
@@ -256,6 +258,6 @@ ONCE = register(
         "seat 2 wagers $25 on player; the player wins; pay seat 2 player $25 is recorded twice.",
         "seat 2 wagers $25 on player; the player wins; one pay seat 2 player $25.",
         check=not_settled_once,
-        needs=("wagers", "settlements"),
+        needs=("wagers", "settlements", "single_settlements"),
     )
 )

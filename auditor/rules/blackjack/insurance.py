@@ -18,7 +18,6 @@ from ...games.blackjack import money, replay
 from ..registry import Rule, register
 
 INSURANCE = pl.col("bet") == "insurance"
-CHIP_UNIT_CENTS = 100  # the conventions' chip unit: $1 ((e)(2) "the next unit")
 
 
 def _up_cards(ctx: GameContext, rids: pl.Series) -> pl.DataFrame:
@@ -54,13 +53,6 @@ def insurance_without_ace(ctx: GameContext) -> pl.DataFrame:
 # --- BJ302 (e)(2): at most half the initial wager ------------------------------------
 
 
-def _allowed_cents(main: pl.Expr) -> pl.Expr:
-    """Half the initial wager, or up to the next chip unit where half cannot be bet
-    ((e)(2): $25 -> $13, $20 -> $10)."""
-    unit = CHIP_UNIT_CENTS
-    return (main + 2 * unit - 1) // (2 * unit) * unit
-
-
 def insurance_over_half(ctx: GameContext) -> pl.DataFrame:
     insured = _insurance(ctx)
     # the main wagers of the insured rounds only, and only the columns read
@@ -80,7 +72,7 @@ def insurance_over_half(ctx: GameContext) -> pl.DataFrame:
         mains, on=["rid", "seat", "player_id"], how="left", nulls_equal=True
     )
     main = pl.col("main_cents").fill_null(0)
-    allowed = _allowed_cents(main)
+    allowed = money.insurance_limit(main)
     over = placed.filter(pl.col("staked_cents") > allowed)
     return money.with_words(ctx, over).select(
         *money.ROUND,
@@ -176,7 +168,7 @@ UNDERPAID = register(
         "2:1 insurance; box 3's $10 insurance wins; the dealer pays $10.",
         "2:1 insurance; box 3's $10 insurance wins; the dealer pays $20.",
         check=insurance_underpaid,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=("9 NYCRR 5324.10(a)(2)(iii)(c)", "9 NYCRR 5324.10(e)(1)"),
     )
 )
@@ -195,7 +187,7 @@ NOT_COLLECTED = register(
         "The dealer's ace has a 7 under it; box 5's $25 insurance is pushed back.",
         "The dealer's ace has a 7 under it; box 5's $25 insurance is collected before box 1 acts.",
         check=insurance_not_collected,
-        needs=("cards", "wagers"),
+        needs=("cards", "wagers", "single_settlements"),
         also=("9 NYCRR 5324.10(e)(1)",),
     )
 )

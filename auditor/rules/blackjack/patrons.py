@@ -291,7 +291,7 @@ UNCOVERED = register(
         "Box 4 splits 8s; patron P7 does not cover; P7 is paid $25 on hand 2.",
         "Box 4 splits 8s; patron P7 does not cover; P7 is settled on hand 1 only.",
         check=uncovered_split_settled,
-        needs=("decisions", "wagers"),
+        needs=("decisions", "wagers", "single_settlements"),
     )
 )
 CALLED_WRONG = register(

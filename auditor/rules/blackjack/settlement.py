@@ -89,7 +89,9 @@ def payout_over_limit(ctx: GameContext) -> pl.DataFrame:
 
 
 def _unsettled(ctx: GameContext) -> pl.DataFrame:
-    never = money.owed(ctx).filter(pl.col("judged") & (pl.col("n_settled") == 0))
+    # a wager settled by a net (format 1.3) has no settlement of its own: BJ707's
+    never = money.owed(ctx).filter(
+        pl.col("judged") & (pl.col("n_settled") == 0) & pl.col("net_sid").is_null())
     never = money.apart(ctx, never)  # insurance settled with a surrender: BJ405's
     owed = pl.col("expected_net")
     return money.with_words(ctx, never).select(
@@ -179,7 +181,7 @@ EVEN_MONEY = register(
         "Box 3 wagers $25; the hand stands on 20, the dealer stands on 18; the dealer pays $20.",
         "Box 3 wagers $25; the hand stands on 20, the dealer stands on 18; the dealer pays $25.",
         check=even_money_wrong,
-        needs=("cards", "decisions", "wagers"),
+        needs=("cards", "decisions", "wagers", "single_settlements"),
         also=(
             "9 NYCRR 5324.10(b)(2)(i)", "9 NYCRR 5324.10(b)(2)(ii)", "9 NYCRR 5324.10(b)(2)(iii)",
         ),
@@ -201,7 +203,7 @@ NATURAL = register(
         "3:2 table; box 1 wagers $25 and is dealt A-K; the dealer has 19; the dealer pays $25.",
         "3:2 table; box 1 wagers $25 and is dealt A-K; the dealer has 19; the dealer pays $37.50.",
         check=natural_odds_wrong,
-        needs=("cards", "decisions", "wagers"),
+        needs=("cards", "decisions", "wagers", "single_settlements"),
         also=("9 NYCRR 5324.10(a)(2)(iii)(a)",),
     )
 )
@@ -219,7 +221,7 @@ PUSH = register(
         "Box 2's $50 hand stands on 19, the dealer stands on 19; the $50 is collected.",
         "Box 2's $50 hand stands on 19, the dealer stands on 19; the $50 is pushed.",
         check=push_not_returned,
-        needs=("cards", "decisions", "wagers"),
+        needs=("cards", "decisions", "wagers", "single_settlements"),
     )
 )
 BUST = register(
@@ -235,7 +237,7 @@ BUST = register(
         "Box 4 hits 16 to 26; the dealer busts with 23; box 4's $25 is paid $25.",
         "Box 4 hits 16 to 26; the dealer busts with 23; box 4's $25 is collected.",
         check=bust_not_collected,
-        needs=("cards", "decisions", "wagers"),
+        needs=("cards", "decisions", "wagers", "single_settlements"),
     )
 )
 LIMIT = register(
@@ -254,7 +256,7 @@ LIMIT = register(
         "$500 limit; box 2's $1,000 wager is a natural at 3:2; the dealer pays $1,500.",
         "$500 limit; box 2's $1,000 wager is a natural at 3:2; the dealer pays $500.",
         check=payout_over_limit,
-        needs=("cards", "decisions", "wagers"),
+        needs=("cards", "decisions", "wagers", "single_settlements"),
     )
 )
 ONCE = register(
@@ -276,6 +278,6 @@ ONCE = register(
         "Box 1's losing $100 wager is collected at seq 40 and again at seq 41.",
         "Box 1's losing $100 wager is collected once.",
         check=not_settled_once,
-        needs=("wagers", "settlements"),
+        needs=("wagers", "settlements", "single_settlements"),
     )
 )

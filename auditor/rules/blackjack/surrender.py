@@ -220,7 +220,7 @@ LOW_UP = register(
         "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $50 is collected.",
         "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $25 collected, $25 pushed.",
         check=surrender_2_9_settled_wrong,
-        needs=("cards", "decisions", "wagers", "wager_timing"),
+        needs=("cards", "decisions", "wagers", "wager_timing", "single_settlements"),
     )
 )
 APART = register(
@@ -246,7 +246,7 @@ APART = register(
         "Dealer's ace, no blackjack; box 1 wagers $20, insures $10 and surrenders; the "
         "insurance is collected ($10), the main wager half collected and half returned.",
         check=insurance_netted_with_surrender,
-        needs=("cards", "decisions", "wagers", "settlements"),
+        needs=("cards", "decisions", "wagers", "settlements", "single_settlements"),
     )
 )
 HIGH_UP = register(
@@ -264,6 +264,6 @@ HIGH_UP = register(
         "The dealer shows a king (no blackjack); box 1 surrenders 16 on $30; $15 collected, "
         "$15 pushed.",
         check=surrender_ten_settled_wrong,
-        needs=("cards", "decisions", "wagers", "wager_timing"),
+        needs=("cards", "decisions", "wagers", "wager_timing", "single_settlements"),
     )
 )
