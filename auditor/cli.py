@@ -711,7 +711,12 @@ def _simulate_command(game: str):
                   "shoe coups and their wagers (both are written: wagers need their coups; "
                   "baccarat's joined by time, blackjack's by round). Default: the "
                   "hand-history format.")
-    def command(rounds, tables, seed, faults, out, encoding, start, layout):
+    @click.option("--nets", is_flag=True,
+                  help="Settle each box by its net result (format 1.3 settle_net) in place "
+                  "of its collect, pay, push and vig rows, as a table system that records "
+                  "only nets does (the hand-history format only). A planted settlement fault "
+                  "is then in the box's net, the net rules' (BJ707, BA509).")
+    def command(rounds, tables, seed, faults, out, encoding, start, layout, nets):
         """Write a log, a matching house.toml and (with --faults) truth.tsv to OUT."""
         import importlib
 
@@ -725,11 +730,18 @@ def _simulate_command(game: str):
                 opens["start"] = datetime.fromisoformat(start)
             except ValueError:
                 raise Failure(f"--start {start!r} is not an ISO 8601 time") from None
+        if nets and layout is not None:
+            raise Failure("--nets writes the hand-history format: leave out --layout")
         sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults, **opens)
+        events = sim.events
+        if nets:
+            from .simulate.nets import as_nets
+
+            events = as_nets(events)
         if layout is None:
-            logs = [write_events(sim.events, out / f"{game}.{encoding}", encoding)]
+            logs = [write_events(events, out / f"{game}.{encoding}", encoding)]
         else:
-            logs = exports.write(sim.events, out, layout, game)
+            logs = exports.write(events, out, layout, game)
         extra = {"blackjack": sim.house} if game == "blackjack" else {}
         house = write_house_rules(sim.tables, out / "house.toml", **extra)
         written = [*logs, house]
@@ -737,7 +749,7 @@ def _simulate_command(game: str):
             # tab-separated, so that auditing the folder does not read it as a log
             sim.truth.write_csv(out / "truth.tsv", separator="\t")
             written.append(out / "truth.tsv")
-        click.echo(f"{sim.events.height} events, {len(sim.truth)} planted faults: "
+        click.echo(f"{events.height} events, {len(sim.truth)} planted faults: "
                    + " ".join(str(p) for p in written))
 
     return command
