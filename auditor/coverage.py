@@ -45,8 +45,8 @@ EVIDENCE: dict[str, str] = {
     "seq": "event numbers are derived from the order of the rows, so lost or reordered "
            "rows cannot be shown",
     # (1.1) a box settled by its net result (format 1.3 settle_net): decided per box
-    "single_settlements": "single settlements not recorded: the box was settled by its net "
-                          "result (settle_net), which BJ707 and BA509 judge",
+    "single_settlements": "single settlements are not recorded: the box was settled by its "
+                          "net result (format 1.3 settle_net), which BJ707 and BA509 judge",
 }
 # Evidence decided per box, not per table: a table that records it may lack it on the
 # boxes of some rounds (coverage says how many, once)

@@ -32,7 +32,11 @@ null for a finding about a shoe or table as a whole. Columns:
             expected_text, observed_text, settled_right, amount_cents, settled_seq;
             settlements, every recorded collect/pay/push row: hand, bet, player_id,
             event, amount_cents, seq)
-  both      irregular: the round's rows of format 1.2 (card_exposed, dead_hand,
+  both      nets (only where the game's rows hold a settle_net, format 1.3): each
+            scope's seq, seat, hand, bet, player_id, net_cents, and what it was owed
+            (owed_low, owed_high) and the difference (amount_cents) where judged; the
+            wagers then carry net_sid (the scope that settles them, null: none)
+            irregular: the round's rows of format 1.2 (card_exposed, dead_hand,
             hole_card_check, a refuse action) and its burns after round 1 began (a
             discard): seq, event, card, exposure, disclosed, target, seat, hand, action,
             player_id, reason
@@ -145,6 +149,27 @@ def _irregular(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
     return _listed(rows, KEY, "irregular", IRREGULAR_COLUMNS, "seq")
 
 
+NET_COLUMNS = ["seq", "seat", "hand", "bet", "player_id", "net_cents", "owed_low",
+               "owed_high", "amount_cents"]
+
+
+def _nets(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame | None:
+    """KEY and `nets`: each round's net results (format 1.3) by scope, with what they
+    were owed where the net rule judged them; None where the game's rows hold no net (the
+    replays of a log without nets are as they were)."""
+    from .games import nets
+    from .games.baccarat import nets as baccarat_nets
+    from .games.blackjack import nets as blackjack_nets
+
+    found = nets.scopes(ctx)
+    if found.is_empty():
+        return None
+    judged = {"baccarat": baccarat_nets, "blackjack": blackjack_nets}[ctx.game].judged(ctx)
+    rows = _in(found, keys).join(
+        judged.select("sid", "owed_low", "owed_high", "amount_cents"), on="sid", how="left")
+    return _listed(rows, KEY, "nets", NET_COLUMNS, "seq")
+
+
 def _baccarat(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
     from .games.baccarat import replay, settlement
 
@@ -174,6 +199,9 @@ def _baccarat(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         "wager_seq",
         "settled_seq",
     ]
+    netted = _nets(ctx, keys)
+    if netted is not None:
+        wager_columns.append("net_sid")
     wagers = _listed(_in(settlement.wagers(ctx), keys), KEY, "wagers", wager_columns, "wager_seq")
     rows = _listed(
         _in(settlement.settlements(ctx), keys),
@@ -195,6 +223,7 @@ def _baccarat(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         .join(rows, on=KEY, how="left")
         .join(commission, on=KEY, how="left")
         .join(_irregular(ctx, keys), on=KEY, how="left")
+        .join(netted if netted is not None else keys.clear(), on=KEY, how="left")
         .with_columns(
             (pl.col("n_player") > 2).alias("player_drew"),
             (pl.col("n_banker") > 2).alias("banker_drew"),
@@ -227,6 +256,7 @@ def _baccarat(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         "settlements",
         "commission",
         "irregular",
+        *(["nets"] if netted is not None else []),
     ).struct.json_encode()
     return frame.select(*KEY, detail.alias("detail"))
 
@@ -248,7 +278,8 @@ MONEY_COLUMNS = [
 ]
 
 
-def _blackjack_money(ctx: GameContext, rids: pl.DataFrame) -> pl.DataFrame | None:
+def _blackjack_money(ctx: GameContext, rids: pl.DataFrame,
+                     netted: bool = False) -> pl.DataFrame | None:
     """Each wager of the rounds with what it was owed and how it was settled, from the
     blackjack money frame (`games/blackjack/money.py`); None where that frame is missing
     or lacks a column shown here, and the report then shows the recorded settlements only.
@@ -261,9 +292,10 @@ def _blackjack_money(ctx: GameContext, rids: pl.DataFrame) -> pl.DataFrame | Non
         frame = money.wagers(ctx)
     except Exception:  # a frame still being written must not cost the report its replays
         return None
-    if not set(MONEY_COLUMNS) <= set(frame.columns):
+    columns = [*MONEY_COLUMNS, *(["net_sid"] if netted else [])]
+    if not set(columns) <= set(frame.columns):
         return None
-    return frame.join(rids, on="rid", how="semi").select(MONEY_COLUMNS)
+    return frame.join(rids, on="rid", how="semi").select(columns)
 
 
 def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
@@ -291,7 +323,8 @@ def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
     hand_columns = ["hand", "cards", "actions", "total", "soft", "busted", "natural"]
     box = ["rid", "seat"]
     boxes = _listed(hands, box, "hands", hand_columns, "hand")
-    owed = _blackjack_money(ctx, rids)
+    netted = _nets(ctx, keys)
+    owed = _blackjack_money(ctx, rids, netted is not None)
     if owed is None:
         placed = (
             replay.wagers(ctx)
@@ -301,7 +334,7 @@ def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         wager_columns = ["hand", "bet", "player_id", "staked_cents", "wager_seq"]
     else:
         placed = owed
-        wager_columns = [c for c in MONEY_COLUMNS if c not in box]
+        wager_columns = [c for c in owed.columns if c not in box]
     wagers = _listed(placed, box, "wagers", wager_columns, "wager_seq")
     rows = _listed(
         replay.settlements(ctx).join(rids, on="rid", how="semi"),
@@ -317,7 +350,8 @@ def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
     )
     per_round = _listed(boxes, ["rid"], "boxes", ["seat", "hands", "wagers", "settlements"], "seat")
     frame = (rounds.join(dealer_codes, on="rid", how="left").join(per_round, on="rid", how="left")
-             .join(_irregular(ctx, keys), on=KEY, how="left"))
+             .join(_irregular(ctx, keys), on=KEY, how="left")
+             .join(netted if netted is not None else keys.clear(), on=KEY, how="left"))
     house = [
         c
         for c in (
@@ -341,6 +375,7 @@ def _blackjack(ctx: GameContext, keys: pl.DataFrame) -> pl.DataFrame:
         *house,
         "boxes",
         "irregular",
+        *(["nets"] if netted is not None else []),
         pl.lit(owed is not None).alias("expected_known"),
     ).struct.json_encode()
     return frame.select(*KEY, detail.alias("detail"))

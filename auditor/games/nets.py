@@ -118,11 +118,11 @@ def scope_ids(ctx: GameContext, frame: pl.DataFrame) -> pl.Series:
 
 def judge(found: pl.DataFrame, wagers: pl.DataFrame,
           alternatives: pl.DataFrame) -> pl.DataFrame:
-    """The scopes of `found` (scopes) whose net differs from every net their wagers can be
-    owed, judged (module docstring): the scope's columns, owed_low, owed_high, owed_text
-    (each wager and what it was owed), amount_cents, explained (one wager explains the
-    difference), paragraph, wager_text and alternative (that wager, and the outcome that
-    gives the net)."""
+    """The scopes of `found` (scopes) that can be judged, each against the nets its wagers
+    can be owed (module docstring): the scope's columns, owed_low, owed_high, owed_text
+    (each wager and what it was owed), amount_cents (0: the net passes), explained (one
+    wager explains the difference), paragraph, wager_text and alternative (that wager,
+    and the outcome that gives the net)."""
     wagers = wagers.cast(WAGERS).select(list(WAGERS))
     step = pl.col("step")
     least = pl.when(step > 0).then(step).min().over("sid")
@@ -159,9 +159,13 @@ def judge(found: pl.DataFrame, wagers: pl.DataFrame,
         .when(g - off <= off - width).then(g - off)
         .otherwise(width - off)
     )
-    wrong = scored.with_columns(amount.alias("amount_cents")).filter(
-        pl.col("amount_cents") != 0)
-    return _explained(wrong, wagers, alternatives.cast(ALTERNATIVES))
+    scored = scored.with_columns(amount.alias("amount_cents"))
+    wrong = _explained(scored.filter(pl.col("amount_cents") != 0), wagers,
+                       alternatives.cast(ALTERNATIVES))
+    right = scored.filter(pl.col("amount_cents") == 0).with_columns(
+        pl.lit(False).alias("explained"), *(pl.lit(None, pl.String).alias(c) for c in
+                                            ("paragraph", "wager_text", "alternative")))
+    return pl.concat([wrong, right], how="diagonal").sort("sid")
 
 
 def _explained(wrong: pl.DataFrame, wagers: pl.DataFrame,
@@ -193,7 +197,8 @@ def _explained(wrong: pl.DataFrame, wagers: pl.DataFrame,
 
 
 def check_rows(judged: pl.DataFrame, noun: str) -> pl.DataFrame:
-    """The net rules' check rows from `judge`'s scopes: at the scope's first net row, its
+    """The net rules' check rows from `judge`'s scopes that differ: at the scope's first
+    net row, its
     difference as the amount, citing the explaining wager's paragraph where one does (null:
     the rule's own). `noun`: "Box" or "Seat"."""
     scope = ingest_nets.scope_text(noun=pl.lit(noun))
@@ -213,7 +218,7 @@ def check_rows(judged: pl.DataFrame, noun: str) -> pl.DataFrame:
         .when(none).then(pl.lit("nothing was owed"))
         .otherwise(pl.lit("no one wager's outcome explains the difference"))
     )
-    return judged.select(
+    return judged.filter(pl.col("amount_cents") != 0).select(
         *ROUND,
         "seq",
         pl.format("{} was settled by a net of {} at seq {}, where {}; {}.", scope,

@@ -528,12 +528,19 @@ def _coverage(summary: dict) -> dict | None:
             groups.setdefault((why, _tables_named(tables, summary)), []).append(
                 rule["rule_id"])
     rounds = [r for r in coverage["by_rule"] if r.get("rounds_not_judged")]
+    # the rules of single settlements on the boxes settled by net: said once, together
+    boxes: dict[tuple[int, str], list[str]] = {}
+    for rule in coverage["by_rule"]:
+        if rule.get("boxes_not_judged"):
+            key = (rule["boxes_not_judged"], rule["boxes_why"])
+            boxes.setdefault(key, []).append(rule["rule_id"])
     return {
         "rules": coverage["rules"],
         "judged": coverage["judged"],
         "partly": coverage["partly"],
         "groups": [{"why": why, "tables": tables, "rules": ids}
                    for (why, tables), ids in groups.items()],
+        "boxes": [{"rules": ids, "boxes": n, "why": why} for (n, why), ids in boxes.items()],
         "rounds": [{"rule_id": r["rule_id"], "rounds": r["rounds_not_judged"],
                     "why": r["rounds_why"]} for r in rounds],
     }

@@ -118,6 +118,14 @@ def _baccarat_wagers(d: dict) -> list[Line]:
     lines = [Line(WAGER_HEAD, "head")]
     for w in wagers:
         kind = w["expected_kind"]
+        if w.get("net_sid") is not None:  # format 1.3: judged with its seat's net below
+            required = settled(kind, w["expected_cents"]) if kind else "not judged"
+            text = (
+                f"{w['seat']:>4}  {w['bet']:<14}{cents(w['staked_cents']):>11}  {required:<25} "
+                f"{'in the net':<24}{'':>11}  {w['wager_seq']}/"
+            )
+            lines.append(Line(text))
+            continue
         if kind is None:
             required, ok = "not judged", True
         else:
@@ -196,8 +204,32 @@ def _irregular(d: dict) -> list[Line]:
             *(Line(_irregular_line(r)) for r in rows)]
 
 
+def _nets(d: dict, noun: str) -> list[Line]:
+    """Format 1.3: each net result recorded, against what its wagers were owed."""
+    rows = d.get("nets") or []
+    if not rows:
+        return []
+    lines = [Line(f"{'Net result (settle_net)':<36}{'Owed':>24}  {'Recorded':>11}"
+                  f"{'Difference':>12}  Seq", "head")]
+    for n in rows:
+        scope = f"{noun} {n['seat']}" + "".join(
+            f" {label}{n[key]}" for key, label in (("hand", "hand "), ("bet", ""),
+                                                  ("player_id", "patron "))
+            if n.get(key) is not None)
+        low, high = n.get("owed_low"), n.get("owed_high")
+        owed = ("not judged" if low is None else cents(low) if low == high
+                else f"{cents(low)} to {cents(high)}")
+        ok = not n.get("amount_cents")
+        diff = "" if ok else cents(n["amount_cents"])
+        lines.append(Line(f"{scope:<36}{owed:>24}  {cents(n['net_cents']):>11}{diff:>12}  "
+                          f"{n['seq']}" + ("" if ok else f" {MISMATCH}"), "" if ok else "bad"))
+    return lines
+
+
 def baccarat(d: dict) -> Replay:
     blocks = [_baccarat_hands(d), _baccarat_wagers(d)]
+    if netted := _nets(d, "Seat"):
+        blocks.append(netted)
     commission = _baccarat_commission(d)
     if commission:
         blocks.append(commission)
@@ -257,8 +289,13 @@ def _bj_money(box: dict, expected_known: bool) -> list[Line]:
         if not expected_known:
             lines.append(Line(f"{head}{'':<12}{'':<31} {'':<31}  {w['wager_seq']}/{who}"))
             continue
-        ok = bool(w.get("settled_right")) or w.get("expected_text") is None
+        netted = w.get("net_sid") is not None  # format 1.3: judged with its net below
+        ok = bool(w.get("settled_right")) or w.get("expected_text") is None or netted
         required = w.get("expected_text") or "not judged"
+        if netted:
+            lines.append(Line(f"{head}{_dash(w.get('outcome')):<12}{required:<31} "
+                              f"{'in the net':<31}  {w['wager_seq']}/{who}"))
+            continue
         seqs = f"{w['wager_seq']}/{_dash(w.get('settled_seq'))}"
         diff = f" {MISMATCH} {cents(w['amount_cents'])}" if not ok and w.get("amount_cents") else ""
         lines.append(
@@ -313,6 +350,8 @@ def blackjack(d: dict) -> Replay:
     replay = Replay("blackjack", [lines, play])
     if len(money) > 1:
         replay.blocks.append(money)
+    if netted := _nets(d, "Box"):
+        replay.blocks.append(netted)
     if irregular := _irregular(d):
         replay.blocks.append(irregular)
     if not expected_known:

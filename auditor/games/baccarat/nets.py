@@ -134,6 +134,6 @@ def build_judged(ctx: GameContext) -> pl.DataFrame:
 
 
 def judged(ctx: GameContext) -> pl.DataFrame:
-    """The baccarat scopes whose net differs from what their wagers were owed
+    """The baccarat scopes judged, each with what it was owed and its difference
     (`nets.judge`)."""
     return ctx.derived("baccarat.nets", build_judged)

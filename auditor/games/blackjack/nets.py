@@ -208,6 +208,6 @@ def build_judged(ctx: GameContext) -> pl.DataFrame:
 
 
 def judged(ctx: GameContext) -> pl.DataFrame:
-    """The blackjack scopes whose net differs from every net they can be owed
+    """The blackjack scopes judged, each with what it was owed and its difference
     (`nets.judge`)."""
     return ctx.derived("blackjack.nets", build_judged)
