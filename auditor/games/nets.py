@@ -98,7 +98,7 @@ def scope_ids(ctx: GameContext, frame: pl.DataFrame) -> pl.Series:
     """The sid of the scope covering each row of `frame` (module docstring)."""
     found = scopes(ctx)
     if found.is_empty() or frame.is_empty():
-        return pl.Series("net_sid", [None] * frame.height, dtype=pl.Int64)
+        return pl.Series("net_sid", [], dtype=pl.Int64).extend_constant(None, frame.height)
 
     def column(name: str, dtype: pl.DataType) -> pl.Expr:
         return (pl.col(name).cast(dtype) if name in frame.columns
