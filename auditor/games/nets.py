@@ -119,34 +119,28 @@ def scope_ids(ctx: GameContext, frame: pl.DataFrame) -> pl.Series:
 def judge(found: pl.DataFrame, wagers: pl.DataFrame,
           alternatives: pl.DataFrame) -> pl.DataFrame:
     """The scopes of `found` (scopes) that can be judged, each against the nets its wagers
-    can be owed (module docstring): the scope's columns, owed_low, owed_high, owed_text
-    (each wager and what it was owed), amount_cents (0: the net passes), explained (one
+    can be owed (module docstring): the scope's columns, owed_low, owed_high, amount_cents
+    (0: the net passes), owed_text (each wager and what it was owed; null where the net
+    passes), explained (one
     wager explains the difference), paragraph, wager_text and alternative (that wager,
     and the outcome that gives the net)."""
     wagers = wagers.cast(WAGERS).select(list(WAGERS))
     step = pl.col("step")
-    least = pl.when(step > 0).then(step).min().over("sid")
-    whole = pl.when(step > 0).then(step % least == 0).otherwise(True).all().over("sid")
-    per = (
-        wagers.with_columns(
-            pl.when(least.is_null() | ~whole).then(pl.lit(1, pl.Int64)).otherwise(least)
-            .alias("g"))
-        .sort("sid", "w")
-        .group_by("sid", maintain_order=True)
-        .agg(
-            pl.col("judged").all(),
-            pl.col("low").sum().alias("owed_low"),
-            pl.col("high").sum().alias("owed_high"),
-            (pl.col("high") - pl.col("low")).filter(step == 0).sum().alias("width"),
-            pl.col("g").first(),
-            pl.col("text").str.join("; ").alias("owed_text"),
-        )
+    steps = step.filter(step > 0)
+    least = steps.min()
+    per = wagers.group_by("sid").agg(
+        pl.col("judged").all(),
+        pl.col("low").sum().alias("owed_low"),
+        pl.col("high").sum().alias("owed_high"),
+        (pl.col("high") - pl.col("low")).filter(step == 0).sum().alias("width"),
+        # the presumed wagers' least step, where the others' are its multiples
+        pl.when(least.is_not_null() & (steps % least == 0).all()).then(least)
+        .otherwise(pl.lit(1, pl.Int64)).alias("g"),
     )
     scored = found.join(per, on="sid", how="left").with_columns(
         pl.col("judged").fill_null(True),
         pl.col("owed_low", "owed_high", "width").fill_null(0),
         pl.col("g").fill_null(1),
-        pl.col("owed_text").fill_null(""),
     ).filter("judged")
     net, low, high, g = (pl.col(c) for c in ("net_cents", "owed_low", "owed_high", "g"))
     off = ((net - low) % g + g) % g  # how far the net lies past a step of the owed nets
@@ -160,11 +154,18 @@ def judge(found: pl.DataFrame, wagers: pl.DataFrame,
         .otherwise(width - off)
     )
     scored = scored.with_columns(amount.alias("amount_cents"))
-    wrong = _explained(scored.filter(pl.col("amount_cents") != 0), wagers,
-                       alternatives.cast(ALTERNATIVES))
+    wrong = scored.filter(pl.col("amount_cents") != 0)
+    # the words of the scopes that differ only (most pass)
+    texts = (wagers.filter(pl.col("sid").is_in(wrong.get_column("sid").implode()))
+             .sort("sid", "w").group_by("sid", maintain_order=True)
+             .agg(pl.col("text").str.join("; ").alias("owed_text")))
+    wrong = _explained(
+        wrong.join(texts, on="sid", how="left").with_columns(pl.col("owed_text").fill_null("")),
+        wagers, alternatives.cast(ALTERNATIVES))
     right = scored.filter(pl.col("amount_cents") == 0).with_columns(
         pl.lit(False).alias("explained"), *(pl.lit(None, pl.String).alias(c) for c in
-                                            ("paragraph", "wager_text", "alternative")))
+                                            ("owed_text", "paragraph", "wager_text",
+                                             "alternative")))
     return pl.concat([wrong, right], how="diagonal").sort("sid")
 
 
