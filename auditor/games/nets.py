@@ -14,15 +14,16 @@ leave them out), net_cents (the rows summed), seq (the first row), rows.
 seat, and hand, bet, player_id where it has them), null for a row no net covers (one
 scope at most: two that share a wager withhold the round, ingest.nets).
 
-`judge(scopes, wagers, alternatives)`: each scope against what its wagers were owed.
+`judge(scopes, wagers, alternatives, words)`: each scope against what its wagers were owed.
 Each game gives, per wager in a scope (`wagers`): sid, w (a number of its own), judged
 (its outcome is known: else the scope is not judged), low and high (the least and most
 net the rules owe it: a part cent may round either way), step (0 for an amount recorded;
 for one presumed, the step its net moves by as its amount moves by a cent over the
-amounts the rules allow, low to high), paragraph (the paragraph of its owed outcome), name
-(the wager in words: "hand 1 main wager of $25.00") and text (the wager and what it was
-owed); and per wager the other outcomes the
-rules allow it (`alternatives`: w, low, high, label: "lost", "won at 3:2", ...).
+amounts the rules allow, low to high) and paragraph (the paragraph of its owed outcome);
+per wager the other outcomes the rules allow it (`alternatives`: w, low, high, label:
+"lost", "won at 3:2", ...); and `words`, which gives the wagers `w` of the scopes that
+differ their words: w, name (the wager: "hand 1 main wager of $25.00") and text (the
+wager and what it was owed).
 
 A scope passes where its net is one the wagers can be owed: between the sums of low and
 high, and (with presumed wagers) on the steps their amounts allow: the least `step` of
@@ -36,6 +37,8 @@ the rule's own (the box's payout paragraph).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import polars as pl
 
@@ -52,8 +55,8 @@ SCOPE_SCHEMA = {
     "player_id": pl.String, "net_cents": pl.Int64, "seq": pl.Int64, "rows": pl.Int64,
 }
 WAGERS = {"sid": pl.Int64, "w": pl.Int64, "judged": pl.Boolean, "low": pl.Int64,
-          "high": pl.Int64, "step": pl.Int64, "paragraph": pl.String, "name": pl.String,
-          "text": pl.String}
+          "high": pl.Int64, "step": pl.Int64, "paragraph": pl.String}
+WORDS = {"w": pl.Int64, "name": pl.String, "text": pl.String}
 ALTERNATIVES = {"w": pl.Int64, "low": pl.Int64, "high": pl.Int64, "label": pl.String}
 
 
@@ -116,8 +119,8 @@ def scope_ids(ctx: GameContext, frame: pl.DataFrame) -> pl.Series:
     return placed(hit["sid"].alias("net_sid"), hit["_i"], frame.height)
 
 
-def judge(found: pl.DataFrame, wagers: pl.DataFrame,
-          alternatives: pl.DataFrame) -> pl.DataFrame:
+def judge(found: pl.DataFrame, wagers: pl.DataFrame, alternatives: pl.DataFrame,
+          words: Callable[[pl.Series], pl.DataFrame]) -> pl.DataFrame:
     """The scopes of `found` (scopes) that can be judged, each against the nets its wagers
     can be owed (module docstring): the scope's columns, owed_low, owed_high, amount_cents
     (0: the net passes), owed_text (each wager and what it was owed; null where the net
@@ -155,9 +158,10 @@ def judge(found: pl.DataFrame, wagers: pl.DataFrame,
     )
     scored = scored.with_columns(amount.alias("amount_cents"))
     wrong = scored.filter(pl.col("amount_cents") != 0)
-    # the words of the scopes that differ only (most pass)
-    texts = (wagers.filter(pl.col("sid").is_in(wrong.get_column("sid").implode()))
-             .sort("sid", "w").group_by("sid", maintain_order=True)
+    # words for the wagers of the scopes that differ only (most pass)
+    wagers = wagers.filter(pl.col("sid").is_in(wrong.get_column("sid").implode()))
+    wagers = wagers.join(words(wagers.get_column("w")).cast(WORDS), on="w", how="left")
+    texts = (wagers.sort("sid", "w").group_by("sid", maintain_order=True)
              .agg(pl.col("text").str.join("; ").alias("owed_text")))
     wrong = _explained(
         wrong.join(texts, on="sid", how="left").with_columns(pl.col("owed_text").fill_null("")),

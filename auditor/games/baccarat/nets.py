@@ -123,14 +123,17 @@ def build_judged(ctx: GameContext) -> pl.DataFrame:
         .alias("judged"),
         owed.alias("low"), owed.alias("high"), pl.lit(0, pl.Int64).alias("step"),
         _paragraph().alias("paragraph"),
-        pl.format("{} wager of {}", "bet", settlement.dollars(pl.col("staked_cents")))
-        .alias("name"),
     )
-    wagers = frame.with_columns(
-        pl.format("{}: {}, {}", "name", outcome, nets.signed(pl.col("low"))).alias("text"),
-    ).select(pl.col("net_sid").alias("sid"), "w", "judged", "low", "high", "step",
-             "paragraph", "name", "text")
-    return nets.judge(found, wagers, _alternatives(ctx, frame))
+    wagers = frame.select(pl.col("net_sid").alias("sid"), "w", "judged", "low", "high", "step",
+                          "paragraph")
+
+    def words(w: pl.Series) -> pl.DataFrame:
+        name = pl.format("{} wager of {}", "bet", settlement.dollars(pl.col("staked_cents")))
+        return frame.filter(pl.col("w").is_in(w.implode())).select(
+            "w", name.alias("name"),
+            pl.format("{}: {}, {}", name, outcome, nets.signed(pl.col("low"))).alias("text"))
+
+    return nets.judge(found, wagers, _alternatives(ctx, frame), words)
 
 
 def judged(ctx: GameContext) -> pl.DataFrame:

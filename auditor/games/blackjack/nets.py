@@ -195,16 +195,20 @@ def build_judged(ctx: GameContext) -> pl.DataFrame:
     found = nets.scopes(ctx)
     owed = money.owed(ctx).filter(pl.col("net_sid").is_not_null())
     owed = owed.join(ctx.tables.select("table_id", "surrender"), on="table_id", how="left")
-    frame = _owed_range(_amounts(ctx, money.with_words(ctx, owed)))
+    frame = _owed_range(_amounts(ctx, owed))
     known = pl.col("judged") & pl.col("expected_kind").is_not_null()
     dead = pl.col("dead") & ~pl.col("void").fill_null(False)
     frame = frame.with_columns(pl.col("wid").cast(pl.Int64).alias("w"),
-                               (known | dead).alias("judged"),
-                               _paragraph().alias("paragraph"), _name().alias("name"))
-    wagers = frame.with_columns(_owed_text().alias("text")).select(
-        pl.col("net_sid").alias("sid"), "w", "judged", "low", "high", "step", "paragraph",
-        "name", "text")
-    return nets.judge(found, wagers, _alternatives(frame))
+                               (known | dead).alias("judged"), _paragraph().alias("paragraph"))
+    wagers = frame.select(pl.col("net_sid").alias("sid"), "w", "judged", "low", "high", "step",
+                          "paragraph")
+
+    def words(w: pl.Series) -> pl.DataFrame:
+        named = money.with_words(ctx, frame.filter(pl.col("w").is_in(w.implode())))
+        return named.with_columns(_name().alias("name")).select(
+            "w", "name", _owed_text().alias("text"))
+
+    return nets.judge(found, wagers, _alternatives(frame), words)
 
 
 def judged(ctx: GameContext) -> pl.DataFrame:
