@@ -62,22 +62,15 @@ def rank_unknown(card: pl.Expr) -> pl.Expr:
 # --- printed ------------------------------------------------------------------------------
 
 
-def text(code: str | None) -> str:
-    """A card in a sentence: the code as recorded (`TD`), a card known by value only
-    without its `*` (`8`, `X`)."""
-    if code is None:
-        return ""
-    return code[:-1] if is_value_only(code) else code
-
-
 def is_value_only(code: str | None) -> bool:
+    """Whether a card code (a string) is known by value only."""
     return code in v.VALUE_ONLY_CARDS
 
 
 def shown(card: pl.Expr, explain: bool = True) -> pl.Expr:
-    """`text` of each card as an expression, `X` followed by its explanation ("X (a
-    ten-value card)") unless the text around it says so: for one card in a finding's
-    text. A full card is left as it is."""
+    """Each card in a finding's text: the code as recorded (`TD`), a card known by value
+    only without its `*` (`8`), `X` followed by its explanation ("X (a ten-value card)")
+    unless the text around it says so."""
     plain = rank(card)
     ten = plain + pl.lit(f" ({TEN_VALUE_WORDS})") if explain else plain
     return (pl.when(rank_unknown(card)).then(ten)
@@ -86,8 +79,8 @@ def shown(card: pl.Expr, explain: bool = True) -> pl.Expr:
 
 
 def shown_list(cards: pl.Expr, separator: str = " ") -> pl.Expr:
-    """A list of cards joined for a finding's text, each as `text` prints it, the first
-    `X` explained once ("X (a ten-value card) 7 X")."""
+    """A list of cards joined for a finding's text, each as `shown` prints it, the first
+    `X` alone explained ("X (a ten-value card) 7H X")."""
     card = pl.element()
     ten = rank_unknown(card)
     first_ten = ten & (ten.cast(pl.Int32).cum_sum() == 1)
