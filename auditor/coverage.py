@@ -5,9 +5,10 @@ Each rule names the evidence it needs (Rule.needs). A table's log records some o
 hand history records everything a table's events can show; an export records what its
 layout and card notation can (a shoe's coups presume the order of the deal; a wagers
 export has no shoe events). And the rows themselves may hold none of a kind: a table
-with no wager row at all records no wagers, in any layout. A rule is judged on a table
-only where the table's log records all it needs; elsewhere it gives no finding, and the
-audit says once, per rule, on which tables it was not judged and why.
+with no wager row at all records no wagers, in any layout; a table with a card known by
+value only (format 1.3: `8*`) records no suits, one with an `X*` no ranks. A rule is
+judged on a table only where the table's log records all it needs; elsewhere it gives no
+finding, and the audit says once, per rule, on which tables it was not judged and why.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ EVIDENCE: dict[str, str] = {
     "cards": "the log records no cards",
     "deal_order": "the order the cards left the shoe is not recorded (coups: the order of "
                   "the deal is presumed)",
-    "suits": "the card notation records no suits",
+    "suits": "the card notation records no suits, or the log records some cards by value "
+             "only (format 1.3): their suit is not recorded",
+    "ranks": "the log records some cards by value only (format 1.3): their rank is not "
+             "recorded (X*, a ten-value card)",
     "shuffles": "the log records no shuffles (decks)",
     "shoe_procedure": "the log records no burn or cover card",
     "offers": "the log records no shoe offers",
@@ -71,6 +75,7 @@ def recorded(marks: set[str] | None) -> frozenset[str]:
             found.discard("seq")
     if "coups" in marks:
         found |= _COUPS | ({"shuffles"} if "shoe_starts" in marks else set())
+        found.add("ranks")  # unless its rows hold an X* (of_log)
         found |= {"decisions"} if "decisions" in marks else set()
     if "wagers" in marks:
         found |= _WAGERS
@@ -175,6 +180,21 @@ class Coverage:
                 "by_rule": rules}
 
 
+def _by_value(found: Coverage, tables: pl.DataFrame) -> None:
+    """(format 1.3, Cards known by value) A table whose rows hold a card known by value only
+    records no suits; one holding an `X*`, no ranks: decided from the rows themselves."""
+    if "value_only_cards" not in tables.columns:
+        return
+    counted = (tables.drop_nulls("table_id").group_by("table_id")
+               .agg(pl.col("value_only_cards", "rankless_cards").sum()))
+    for table, value_only, rankless in counted.iter_rows():
+        if table not in found.tables:
+            continue
+        game, has = found.tables[table]
+        lacking = ({"suits"} if value_only else set()) | ({"ranks"} if rankless else set())
+        found.tables[table] = (game, has - lacking)
+
+
 def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
            unordered: pl.DataFrame | None = None) -> Coverage:
     """The coverage of a log: `tables` (table_id, game, wager_rows, irregularity_rows,
@@ -194,6 +214,7 @@ def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
         found.tables[table] = (game, frozenset(has))
         if netted:
             found.net_boxes[table] = found.net_boxes.get(table, 0) + netted
+    _by_value(found, tables)
     if unordered is not None:
         found.unordered = unordered
     return found

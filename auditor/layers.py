@@ -4,8 +4,8 @@ longer loop (tests/test_layers.py checks both, over every import, a function's o
 included).
 
 A name covers its module and, for a package, every module in it; the most specific
-name decides (ingest/vocabulary is in the base, the rest of ingest in the input). The
-package `auditor` itself (its version) is in the base.
+name decides (ingest/vocabulary and ingest/cards are in the base, the rest of ingest in
+the input). The package `auditor` itself (its version) is in the base.
 """
 
 from __future__ import annotations
@@ -43,9 +43,10 @@ LAYERS: tuple[Layer, ...] = (
           ("auditor.ingest", "auditor.profiles", "auditor.scope", "auditor.house",
            "auditor.rulesets", "auditor.paths", "auditor.budget")),
     Layer("base",
-          "the format's vocabulary (event names, columns), small operations on polars "
-          "series, the version and this map",
-          ("auditor.ingest.vocabulary", "auditor.series", "auditor", "auditor.layers")),
+          "the format's vocabulary (event names, columns), a card's value and how it is "
+          "printed, small operations on polars series, the version and this map",
+          ("auditor.ingest.vocabulary", "auditor.ingest.cards", "auditor.series", "auditor",
+           "auditor.layers")),
 )
 
 PACKAGE = "auditor"

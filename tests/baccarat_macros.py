@@ -21,14 +21,17 @@ round: {"macro": "round", "player": "2S KS 5S", "banker": "3S 4S",
 burns: {"macro": "burns", "decks": 6, "except": "AS 2C 2S"}
        burn rows (carrying the next round) of every card of the decks but one copy of
        each card listed: the rest of a shoe, for a round that runs out of cards (i)(4).
+       {"macro": "burns", "card": "X*", "count": 16}: that many burn rows of one card,
+       in the current round.
 """
 
 from __future__ import annotations
 
 from auditor.house import HouseRules
 
-BURN_VALUE = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
-POINTS = {"A": 1, "T": 0, "J": 0, "Q": 0, "K": 0}
+# X: a ten-value card known by value only (format 1.3: `X*`); `8*` reads as its rank
+BURN_VALUE = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10, "X": 10}
+POINTS = {"A": 1, "T": 0, "J": 0, "Q": 0, "K": 0, "X": 0}
 DRAGON_A = {"natural": 1, 4: 1, 5: 2, 6: 4, 7: 6, 8: 10, 9: 30}
 DRAGON = {
     "A": DRAGON_A,
@@ -109,7 +112,10 @@ def settle(bet: str, cents: int, o: dict, table: dict, player: list[str],
 def burns(spec: dict) -> list[dict]:
     """The rest of a shoe burned between rounds, to bring its count near the end (i)(4):
     every card of `decks` decks, less one copy of each card listed in `except` (those out
-    of the shoe elsewhere in the case, and those left for the rounds to come)."""
+    of the shoe elsewhere in the case, and those left for the rounds to come); or, with
+    `card`, `count` burn rows of that card."""
+    if "card" in spec:
+        return [{"event": "burn", "card": spec["card"]} for _ in range(spec["count"])]
     left: dict[str, int] = {}
     for card in spec.get("except", "").split():
         left[card] = left.get(card, 0) + 1

@@ -190,6 +190,31 @@ def tally(tallies) -> dict[tuple, int]:
     return tallies["w_prefix"]
 
 
+def test_cards_known_by_value_fall_in_the_value_classes_enumerated(params):
+    """Format 1.3: a card known by value only (`8*`, `X*` a ten-value card) counts its
+    rank's point value, so its coup is one of the coups by value class enumerated here,
+    with the outcome counted for the same coup in full cards; and the shoe's cards by
+    value class (`common.value_classes`, which BA107 counts against) are the classes
+    enumerated: 8 decks hold 128 ten-value cards and 32 of each other value."""
+    from auditor.games import common
+    from auditor.games.baccarat import replay
+    from auditor.ingest import vocabulary as v
+
+    class Ctx:
+        pass
+
+    ctx = Ctx()
+    ctx.params = params
+    full = pl.Series(list(v.CARDS))
+    by_value = full.str.slice(0, 1).replace(dict.fromkeys(v.TEN_VALUE_RANKS, v.TEN_VALUE)) + "*"
+    points = pl.DataFrame({"card": full}).select(replay.card_values(ctx))["card"]
+    known = pl.DataFrame({"card": by_value}).select(replay.card_values(ctx))["card"]
+    assert points.null_count() == 0 and points.to_list() == known.to_list()
+    classes = common.value_classes(params["card_points"])
+    assert dict(zip(classes["value"], classes["a_deck"] * DECKS, strict=True)) == _class_sizes(
+        params)
+
+
 def test_weights_count_every_ordered_deal(tallies):
     assert ORDERED_DEALS == PUBLISHED_TOTAL
     assert sum(tallies["w_all"].values()) == ORDERED_DEALS

@@ -271,6 +271,28 @@ def test_card_values(params):
     assert got == [1, 2, 9, 10, 10, 10, 10, 7, None]
 
 
+def test_cards_known_by_value_are_enumerated_by_their_value(params):
+    """Format 1.3: a card known by value only has the value of its rank's cards (`X*` a
+    ten-value card's), so the dealer's play enumerated above by value holds for a hand
+    recorded by value as for the same hand in full."""
+    from auditor.ingest import vocabulary as v
+
+    full = pl.Series(list(v.CARDS))
+    by_value = full.str.slice(0, 1).replace(dict.fromkeys(v.TEN_VALUE_RANKS, v.TEN_VALUE)) + "*"
+    values = pl.select(engine.card_value(pl.lit(full), params).alias("full"),
+                       engine.card_value(pl.lit(by_value), params).alias("by_value"))
+    assert values["full"].null_count() == 0
+    assert values["full"].to_list() == values["by_value"].to_list()
+    hands = pl.DataFrame({"cards": [["A*", "X*"], ["A*", "6*"], ["A*", "6*", "X*"],
+                                    ["8*", "8*"], ["AS", "KD"], ["AH", "6C"]]})
+    got = hands.with_columns(
+        pl.col("cards").list.eval(engine.card_value(pl.element(), params)).alias("v")
+    ).select(engine.is_blackjack(pl.col("v")).alias("natural"),
+             engine.total(pl.col("v")).alias("total"), engine.is_soft(pl.col("v")).alias("soft"))
+    assert got.rows() == [(True, 21, True), (False, 17, True), (False, 17, False),
+                          (False, 16, False), (True, 21, True), (False, 17, True)]
+
+
 def test_running_totals_over_several_hands(params):
     # Three hands, cards interleaved and out of order: `seq` gives dealing order.
     frame = pl.DataFrame(

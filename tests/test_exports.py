@@ -315,7 +315,9 @@ def test_the_repeated_hour_takes_the_later_instant_after_a_later_row(tmp_path):
     ("suit_rank", {}, ["SA", "h10", "DT", "cq"], ["AS", "TH", "TD", "QC"]),
     ("index", {"index_base": 1, "index_suits": "SHDC"}, ["1", "14", "52", "53", "2.0"],
      ["AS", "AH", "KC", "53", "2S"]),
-    ("points", {}, ["0", "9", "10"], ["TS", "9S", "10"]),
+    # no invented suit (1.3): a card without one is known by value only
+    ("points", {}, ["0", "9", "10", "1", "11", "12"], ["X*", "9*", "X*", "A*", "A*", "12"]),
+    ("pattern", {"pattern": "(?P<rank>\\w+)"}, ["7", "10", "Q", "1"], ["7*", "T*", "Q*", "1"]),
     ("pattern", {"pattern": "(?P<rank>\\w+) of (?P<suit>\\w+)",
                  "ranks": {"Ace": "A", "Ten": "10"}, "suits": {"spades": "S", "hearts": "H"}},
      ["Ace of spades", "Ten of hearts", "7 of hearts", "Ace of cups"],

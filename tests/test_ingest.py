@@ -206,20 +206,22 @@ def test_parquet_slice_that_cannot_be_read_loses_its_rows_only(tmp_path, monkeyp
 
 def test_card_codes_are_exactly_the_formats_rank_then_suit():
     """The card check compares with the list of codes; the list is the language of the
-    format's pattern, rank A23456789TJQK then suit SHDC: every string of up to three
-    characters from a wide alphabet is in the list exactly when the pattern matches."""
+    format's pattern, rank A23456789TJQK then suit SHDC, or (1.3) a rank then `*` (its
+    suit not recorded) and `X*` (a ten-value card, its rank not recorded): every string of
+    up to three characters from a wide alphabet is in the list exactly when the pattern
+    matches."""
     import itertools
     import re
 
     from auditor.ingest import vocabulary as v
 
-    pattern = re.compile(r"[A2-9TJQK][SHDC]")
-    alphabet = "".join(sorted(set(v.RANKS + v.SUITS + "01aAsStT \n-+٣")))
+    pattern = re.compile(r"[A2-9TJQK][SHDC]|[A2-9TJQKX]\*")
+    alphabet = "".join(sorted(set(v.RANKS + v.SUITS + "01aAsStTxX*\u2217 \n-+٣")))
     for size in (0, 1, 2, 3):
         for letters in itertools.product(alphabet, repeat=size):
             text = "".join(letters)
-            assert (text in v.CARDS) == bool(pattern.fullmatch(text)), text
-    assert len(v.CARDS) == 52
+            assert (text in v.CARD_CODES) == bool(pattern.fullmatch(text)), text
+    assert len(v.CARDS) == 52 and len(v.CARD_CODES) == 52 + 14
 
 
 def test_events_come_sorted_by_table_and_flagged_so(tmp_path):

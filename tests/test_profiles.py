@@ -157,8 +157,13 @@ NOTATION_CASES = [
                      "27.0": ("A", "D"), "0": None, "53": None, "2.5": None, "x": None}),
     (Cards("index", index_base=0, index_suits="CDHS"), {"0": ("A", "C"), "9": ("T", "C"),
                                                         "51": ("K", "S"), "52": None}),
-    (Cards("points"), {"0": ("T", None), "1": ("A", None), "9": ("9", None), "10": None,
-                       "A": None}),
+    # (1.1) one token table for both games: 0 and 10 a ten-value card, its rank not
+    # recorded (X); 1, 11 and A an ace
+    (Cards("points"), {"0": ("X", None), "1": ("A", None), "9": ("9", None), "10": ("X", None),
+                       "11": ("A", None), "A": ("A", None), "a": ("A", None), "12": None,
+                       "J": None, "01": None}),
+    (Cards("points", ranks={"T": "10", "ace": "A"}), {"T": ("X", None), "ace": ("A", None),
+                                                      "7": ("7", None), "K": None}),
     (Cards("pattern", pattern=r"(?P<suit>[A-Z]+)-(?P<rank>\d+)",
           ranks={"1": "A", "11": "J", "12": "Q", "13": "K"},
           suits={"SPADE": "S", "HEART": "H"}), {

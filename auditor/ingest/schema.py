@@ -118,8 +118,9 @@ def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
             "card code",
             "card",
             IN_CARD_INVALID,
-            "rank A23456789TJQK then suit SHDC, e.g. TD",
-            lambda: _null_or("card", pl.col("card").is_in(v.CARDS)),
+            "rank A23456789TJQK then suit SHDC, e.g. TD; (1.3) suit * where it was not "
+            "recorded (8*), X* a ten-value card",
+            lambda: _null_or("card", pl.col("card").is_in(v.CARD_CODES)),
         ),
         RowCheck(
             "amount not negative",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ..scope import IN_SCOPE, ROUND_IN_SCOPE, Scope, rounds_in_scope, rows_in_scope
-from . import folded
+from . import cards, folded
 from . import vocabulary as v
 from .load import IN_COLUMN_MISSING, MISSING_ROWS, ROUND_KEY, Ingested
 from .partition import InputFile
@@ -33,6 +33,10 @@ TABLE_STATS = {
     "irregularity_rows": pl.Int64,
     # (1.3) boxes (a round's seat) of audited rounds settled by their net result
     "net_boxes": pl.Int64,
+    # (1.3) rows of cards known by value only (some: the log records not every suit), and
+    # of those `X*` (some: not every rank)
+    "value_only_cards": pl.Int64,
+    "rankless_cards": pl.Int64,
 }
 
 
@@ -58,6 +62,8 @@ def _table_stats(part: Ingested) -> pl.DataFrame:
         (pl.col("event") == "wager").sum().alias("wager_rows"),
         (pl.col("event").is_in(v.EVENTS_1_2) | pl.col("action").is_in(v.ACTIONS_1_2))
         .sum().alias("irregularity_rows"),
+        cards.value_only(pl.col("card")).sum().alias("value_only_cards"),
+        cards.rank_unknown(pl.col("card")).sum().alias("rankless_cards"),
     )
     net = (pl.col("event") == v.NET_EVENT) & (pl.col("round") > 0)
     if scoped:

@@ -90,8 +90,16 @@ WINNERS = ("player", "banker", "tie")
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
-# Every card code, rank then suit (e.g. TD): a card is valid when it is one of these
+# Every card code, rank then suit (e.g. TD)
 CARDS = tuple(rank + suit for rank in RANKS for suit in SUITS)
+# (1.3, Cards known by value) the suit `*` where it was not recorded (`8*`), and the rank
+# `X` of a ten-value card whose rank was not recorded (`X*`): `X` only with `*`
+NOT_RECORDED = "*"
+TEN_VALUE = "X"
+TEN_VALUE_RANKS = "TJQK"
+VALUE_ONLY_CARDS = tuple(rank + NOT_RECORDED for rank in RANKS + TEN_VALUE)
+# A card is valid when it is one of these
+CARD_CODES = CARDS + VALUE_ONLY_CARDS
 
 # Which fields each event must carry (the "fields" columns of the Events
 # tables). `hand` is required on blackjack money and action rows only, and

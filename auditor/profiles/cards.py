@@ -1,17 +1,23 @@
 """The five card notations of export-profiles-v1, read as polars expressions over a
-column of text: each cell to its rank (`A23456789TJQK`; `points`: the rank of its value,
-0 read as `T`, any ten-value card) and its suit (`SHDC`; null where the notation has
-none). A cell the notation cannot read has no rank: a bad card.
+column of text: each cell to its rank (`A23456789TJQK`; `points`: the value's rank, `X`
+for a ten-value card, whose rank is not recorded) and its suit (`SHDC`; null where the
+notation has none). A cell the notation cannot read has no rank: a bad card. A card
+without a suit is written as format 1.3 writes a card known by value only (`8*`, `X*`):
+never with a suit the export did not record.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from ..ingest.vocabulary import RANKS, SUITS
+from ..ingest.vocabulary import NOT_RECORDED, RANKS, SUITS, TEN_VALUE
 from .model import Cards
 
 CARD = pl.Struct({"rank": pl.String, "suit": pl.String})
+# `points`, one token table for both games (1.1): each token to the rank of its value, `X`
+# for a ten-value card (0 in baccarat, 10 in blackjack), whose rank is not recorded
+POINT_TOKENS = {"0": TEN_VALUE, "10": TEN_VALUE, "1": "A", "11": "A", "A": "A",
+                **{rank: rank for rank in RANKS[1:9]}}
 # rank_suit and suit_rank: ten as `10` or `T`, any case
 _RANK = r"(?P<rank>10|[2-9AaTtJjQqKk])"
 _SUIT = r"(?P<suit>[SsHhDdCc])"
@@ -26,9 +32,8 @@ def parts(cards: Cards, text: pl.Expr) -> pl.Expr:
     if cards.notation == "index":
         return _index(cards, cell)
     if cards.notation == "points":
-        value = cell.cast(pl.Int64, strict=False)
-        digit = cell.str.contains(r"^\d$")
-        rank = pl.when(digit).then(pl.lit("T" + RANKS[:9]).str.slice(value, 1))
+        token = cell.replace(cards.ranks) if cards.ranks else cell
+        rank = token.str.to_uppercase().replace_strict(POINT_TOKENS, default=None)
         return pl.struct(rank.alias("rank"), pl.lit(None, pl.String).alias("suit"))
     pattern = cards.pattern if cards.notation == "pattern" else _PATTERNS[cards.notation]
     groups = cell.str.extract_groups(_whole(pattern))
@@ -86,15 +91,15 @@ def read_as_cards(cards: Cards, cells: list[str]) -> list[str]:
 
 def codes(cards: Cards, cell: pl.Expr) -> pl.Expr:
     """Each cell as the format writes a card: rank then suit (`TS`; a notation without
-    suits gives each card the suit S, and rules that need the suit are not evidenced);
-    a `none` cell or an empty one is no card (null); a cell the notation cannot read is
-    kept as written, a bad card at its line."""
+    suits gives a card known by value only, format 1.3: `8*`, `X*`, and rules that need
+    the suit or the rank are not evidenced); a `none` cell or an empty one is no card
+    (null); a cell the notation cannot read is kept as written, a bad card at its line."""
     cell = cell.cast(pl.String).str.strip_chars()
     read = parts(cards, cell)
     rank, suit = read.struct.field("rank"), read.struct.field("suit")
     none = [n.strip() for n in cards.none]
     return (pl.when(cell.is_null() | (cell == "") | cell.is_in(none)).then(None)
-            .when(rank.is_not_null()).then(rank + pl.coalesce(suit, pl.lit("S")))
+            .when(rank.is_not_null()).then(rank + pl.coalesce(suit, pl.lit(NOT_RECORDED)))
             .otherwise(cell))
 
 

@@ -17,7 +17,7 @@ import polars as pl
 from ..ingest import vocabulary as v
 from . import ProfileError
 from . import sql as sql_text
-from .cards import read_as_cards
+from .cards import POINT_TOKENS, read_as_cards
 from .model import FORMATS, LAYOUTS, NOTATIONS, Cards, Mapping, Profile, Source, format_named
 
 _SOURCE_KEYS = {"name", "files", "layout", "format", "delimiter", "timestamp_format",
@@ -46,7 +46,7 @@ _VALUE_TARGETS: dict[str, tuple] = {
 _BOOLEAN_COLUMNS = set(v.BOOLEAN_COLUMNS)
 _INTEGER_COLUMNS = set(v.INTEGER_COLUMNS)
 _CARD_KEYS = {
-    "rank_suit": set(), "suit_rank": set(), "points": set(),
+    "rank_suit": set(), "suit_rank": set(), "points": {"ranks"},
     "index": {"index_base", "index_suits"},
     "pattern": {"pattern", "ranks", "suits"},
 }
@@ -314,6 +314,12 @@ def _cards(check: _Checker, table: Any, where: str, source: Source) -> Cards | N
         found["index_suits"] = suits
     if notation == "pattern":
         found |= _pattern(check, table, key)
+    if notation == "points" and "ranks" in table:
+        # (1.1) other tokens to the value tokens only: never a rank with a suit, nor J Q K
+        mapped = check.table(table["ranks"], f"{key}.ranks")
+        for token, target in mapped.items():
+            check.one_of(target, tuple(POINT_TOKENS), f'{key}.ranks."{token}"')
+        found["ranks"] = dict(mapped)
     cards = Cards(**found)
     read = read_as_cards(cards, list(cards.none))
     if read:

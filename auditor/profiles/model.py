@@ -39,7 +39,7 @@ class Cards:
     index_base: int = 1
     index_suits: str = "SHDC"
     pattern: str | None = None
-    ranks: dict[str, str] = field(default_factory=dict)  # token maps of `pattern`
+    ranks: dict[str, str] = field(default_factory=dict)  # token maps of `pattern` (`points`: ranks)
     suits: dict[str, str] = field(default_factory=dict)
 
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ingest import cards as card_codes
+from ..ingest import vocabulary as v
+
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 MISMATCH = "≠"
 
@@ -30,13 +33,26 @@ class Replay:
 
 
 def card(code: str) -> str:
-    """A card code of the log ("TD") as printed (10♦)."""
+    """A card code of the log ("TD") as printed (10♦); a card known by value only (format
+    1.3) without a suit: "8*" as 8, "X*" as X (a ten-value card, `value_only_notes`)."""
     rank, suit = code[:1], code[1:2]
+    if card_codes.is_value_only(code):
+        suit = ""
     return ("10" if rank == "T" else rank) + SUITS.get(suit, suit)
 
 
 def cards(codes: list[str] | None) -> str:
     return " ".join(card(c) for c in codes or []) or "none"
+
+
+def value_only_notes(codes: list[str]) -> list[str]:
+    """What a replay says once where it shows cards known by value only (format 1.3): that
+    a card without a suit had none recorded, and what an X is."""
+    shown = [c for c in codes if card_codes.is_value_only(c)]
+    if not shown:
+        return []
+    ten = f"; {card_codes.TEN_VALUE_NOTE}" if any(c.startswith(v.TEN_VALUE) for c in shown) else ""
+    return [f"{card_codes.VALUE_ONLY_NOTE}{ten}."]
 
 
 def cents(c: int | None) -> str:
@@ -235,7 +251,9 @@ def baccarat(d: dict) -> Replay:
         blocks.append(commission)
     if irregular := _irregular(d):
         blocks.append(irregular)
-    return Replay("baccarat", blocks)
+    codes = [*(d.get("player_cards") or []), *(d.get("banker_cards") or []),
+             *(r["card"] for r in d.get("irregular") or [] if r.get("card"))]
+    return Replay("baccarat", blocks, value_only_notes(codes))
 
 
 # --- blackjack ---------------------------------------------------------------------
@@ -359,6 +377,11 @@ def blackjack(d: dict) -> Replay:
             "Settlements are as recorded; the finding states the settlement the rules require "
             "for the wager it concerns."
         )
+    codes = [*(d.get("dealer_cards") or []),
+             *(c for box in d.get("boxes") or [] for h in box.get("hands") or []
+               for c in h.get("cards") or []),
+             *(r["card"] for r in d.get("irregular") or [] if r.get("card"))]
+    replay.notes += value_only_notes(codes)
     return replay
 
 

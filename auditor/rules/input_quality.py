@@ -94,7 +94,10 @@ CARD_INVALID = register(
         COLUMNS,
         "error",
         "input",
-        "A `card` that is not a rank from A23456789TJQK followed by a suit from SHDC.",
+        "A `card` that is not a rank from A23456789TJQK followed by a suit from SHDC, nor "
+        "(format 1.3) a card known by value only: a rank followed by `*` (`8*`, its suit not "
+        "recorded) or `X*` (a ten-value card, its rank not recorded). `X` is only written "
+        "with `*`: `XS` or `X` alone is a bad card.",
         '{"event":"card","target":"player","card":"1S"}',
         '{"event":"card","target":"player","card":"TS"}',
     )

@@ -52,6 +52,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...ingest import cards as card_codes
 from .. import gaps
 from . import replay, settlement, tableau
 
@@ -303,10 +304,10 @@ def _value(ctx: GameContext, card: pl.Expr, ten_as_zero: bool) -> pl.Expr:
     """How many cards a discard's face-up card calls for: (i)(1)(i) counts face cards
     and 10s as 10 and aces as 1, as the (e) burn does (`burn_values`); in (i)(3), where
     "the value of such card" is its point value, a ten-value card may count 0 too."""
-    values = {str(rank): int(value) for rank, value in ctx.params["burn_values"].items()}
+    values = card_codes.by_rank(ctx.params["burn_values"])
     if ten_as_zero:
         values = {rank: 0 if value == 10 else value for rank, value in values.items()}
-    return card.str.slice(0, 1).replace_strict(values, default=None, return_dtype=pl.Int64)
+    return card_codes.value(card, values, pl.Int64)
 
 
 def discard_ok(ctx: GameContext, ten_as_zero: bool = False) -> pl.Expr:

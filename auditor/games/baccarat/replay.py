@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from ...audit_context import GameContext
+from ...ingest import cards as card_codes
 from ...ingest import vocabulary
 from .. import common, runs
 from ..sorted_keys import marked_sorted
@@ -88,15 +89,15 @@ def sorted_on(frame: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
 
 
 def card_values(ctx: GameContext) -> pl.Expr:
-    """Point value of the `card` column's rank ((a)(4)(i)), from the ruleset."""
-    points = {str(rank): int(value) for rank, value in ctx.params["card_points"].items()}
-    return pl.col("card").str.slice(0, 1).replace_strict(points, default=None, return_dtype=pl.Int8)
+    """Point value of the `card` column's rank ((a)(4)(i)), from the ruleset (a card known
+    by value only, 1.3, by the value of its rank: `X*` 0)."""
+    return card_codes.value(pl.col("card"), ctx.params["card_points"])
 
 
 def _card_points(ctx: GameContext, cards: pl.Series) -> pl.Series:
     """`card_values` of the `cards`, read off the rank's byte where every code is two
-    bytes long (as the format writes them)."""
-    points = {str(rank): int(value) for rank, value in ctx.params["card_points"].items()}
+    bytes long (as the format writes them, `8*` and `X*` too)."""
+    points = card_codes.by_rank(ctx.params["card_points"])
     fast = common.rank_byte_values(cards, points)
     return cards.to_frame("card").select(card_values(ctx) if fast is None else fast).to_series()
 

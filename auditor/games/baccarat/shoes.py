@@ -40,6 +40,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...ingest import cards as card_codes
 from .. import gaps
 from . import irregularities, replay
 
@@ -48,8 +49,7 @@ SHOE_KEY = ["table_id", "shoe_id"]
 
 def _burn_value(ctx: GameContext, card: pl.Expr) -> pl.Expr:
     """How many more cards a face-up burn card calls for, by its rank ((e))."""
-    values = {str(rank): int(value) for rank, value in ctx.params["burn_values"].items()}
-    return card.str.slice(0, 1).replace_strict(values, default=None, return_dtype=pl.Int64)
+    return card_codes.value(card, ctx.params["burn_values"], pl.Int64)
 
 
 def _shoe_events(ctx: GameContext) -> pl.LazyFrame:

@@ -27,6 +27,8 @@ from typing import Any
 
 import polars as pl
 
+from ...ingest import cards as card_codes
+
 __all__ = [
     "ACE",
     "TWENTY_ONE",
@@ -60,14 +62,14 @@ def _lit(value: bool | pl.Expr) -> pl.Expr:
 
 
 def card_value(card: pl.Expr, params: Params) -> pl.Expr:
-    """Point value 1-10 of a card ("AS", "TH", or a bare rank "7"), ace counted 1.
+    """Point value 1-10 of a card ("AS", "TH", a bare rank "7", or one known by value
+    only, 1.3: "8*", "X*", "A*"), ace counted 1.
 
     (b)(2)(i) 2-10 face value, (b)(2)(ii) jack, queen, king 10, (b)(2)(iii) the
     ace as 1 (the 11 is added by `total`). Values come from the `card_values`
-    parameter; an unknown rank gives null.
+    parameter (`X` the value of every ten-value rank); an unknown rank gives null.
     """
-    values = {str(rank): int(value) for rank, value in params["card_values"].items()}
-    return card.str.slice(0, 1).replace_strict(values, default=None, return_dtype=pl.Int8)
+    return card_codes.value(card, params["card_values"])
 
 
 # --- totals from two facts: the hard total and whether an ace is present ------

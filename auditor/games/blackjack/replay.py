@@ -28,6 +28,7 @@ from __future__ import annotations
 import polars as pl
 
 from ...audit_context import GameContext
+from ...ingest import cards as card_codes
 from ...ingest.sequence import indexed_by_rid
 from ...series import placed
 from .. import common, runs
@@ -220,7 +221,7 @@ def _position_in_round(frame: pl.DataFrame) -> pl.Expr:
 def _card_value(ctx: GameContext, cards: pl.Series) -> pl.Expr:
     """`engine.card_value` of `cards`, read off the rank's byte where every code is two
     bytes long (as the format writes them)."""
-    values = {str(rank): int(value) for rank, value in ctx.params["card_values"].items()}
+    values = card_codes.by_rank(ctx.params["card_values"])
     fast = common.rank_byte_values(cards, values)
     return engine.card_value(pl.col(cards.name), ctx.params) if fast is None else fast
 

@@ -17,9 +17,12 @@ from ...audit_context import GameContext
 from ...games.baccarat import irregularities as astray
 from ...games.baccarat import replay
 from ...games.baccarat.shoes import SHOE_KEY, shoes
+from ...ingest import cards as card_codes
 from ..registry import Rule, register
 
-_NEEDS = ("irregularities", "cards", "deal_order")
+# Which row is an exposed card's later row (the same card), and whether it is the next
+# hand's first card, needs its rank and suit: an `8*` may be another eight (format 1.3)
+_NEEDS = ("irregularities", "cards", "deal_order", "suits", "ranks")
 # the two remedies of a disclosed card (i)(1), which (i)(2) applies too
 _DISCARD = "9 NYCRR 5324.20(i)(1)(i)"
 _UNWAGERED_HAND = "9 NYCRR 5324.20(i)(1)(ii)"
@@ -43,7 +46,11 @@ def _shown() -> pl.Expr:
 
 
 def _burns_text() -> pl.Expr:
-    return pl.col("discard_cards").list.join(" ")
+    return card_codes.shown_list(pl.col("discard_cards"))
+
+
+def _card() -> pl.Expr:
+    return card_codes.shown(pl.col("card"))
 
 
 def _first_of_next() -> pl.Expr:
@@ -72,9 +79,9 @@ def _not_first_of_next(rows: pl.DataFrame, lead: str) -> pl.DataFrame:
         pl.col("next_first_seq"),
         pl.format(
             lead + "round {} began with another card (the card was {}).",
-            "card", "seq", "next_round", _later_text(),
+            _card(), "seq", "next_round", _later_text(),
         ),
-        pl.format("{} as the first card of round {}", "card", "next_round"),
+        pl.format("{} as the first card of round {}", _card(), "next_round"),
         _later_text(),
     )
 
@@ -91,13 +98,13 @@ def _missing_discard(frame: pl.DataFrame, how: str, paragraph: str, remedy: str,
         .then(pl.format(
             "Card {}, {}, was disclosed (seq {}), and round {} was dealt{} with no discard "
             "before it; {} requires {}.",
-            "card", pl.lit(how), "seq", "next_round", pl.lit(dealt), pl.lit(paragraph),
+            _card(), pl.lit(how), "seq", "next_round", pl.lit(dealt), pl.lit(paragraph),
             pl.lit(remedy),
         ))
         .otherwise(pl.format(
             "Card {}, {}, was disclosed (seq {}); its discard burned {} card(s) ({}), a "
             "count {} does not allow: {}.",
-            "card", pl.lit(how), "seq", pl.col("discard_cards").list.len(), _burns_text(),
+            _card(), pl.lit(how), "seq", pl.col("discard_cards").list.len(), _burns_text(),
             pl.lit(paragraph), pl.lit(remedy),
         ))
     )
@@ -134,10 +141,10 @@ def face_up_card_misused(ctx: GameContext) -> pl.DataFrame:
         pl.format(
             "Card {} was found face up in the shoe (seq {}) and then dealt as the first card "
             "of round {}, the next hand; (i)(1) forbids it.",
-            "card", "seq", "next_round",
+            _card(), "seq", "next_round",
         ),
         pl.lit("the card found face up not the next hand's first card"),
-        pl.format("{} first card of round {}", "card", "next_round"),
+        pl.format("{} first card of round {}", _card(), "next_round"),
     )
     unremedied = rows.filter(
         _shown() & ~used & pl.col("next_wagered") & ~astray.discard_ok(ctx)
@@ -229,9 +236,9 @@ def misdealt_card_misused(ctx: GameContext) -> pl.DataFrame:
             "Card {} was dealt to the player's hand with no third card authorized (seq {}); "
             "the banker's hand had to draw, so (i)(3) makes it the banker's third card, but "
             "it was {}.",
-            "card", "seq", _later_text(),
+            _card(), "seq", _later_text(),
         ),
-        pl.format("{} as the banker's third card", "card"),
+        pl.format("{} as the banker's third card", _card()),
         _later_text(),
     )
     stays = rows.filter((must == False) & pl.col("next_known"))  # noqa: E712 - not null

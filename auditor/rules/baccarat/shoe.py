@@ -8,6 +8,7 @@ from ...audit_context import GameContext
 from ...games import common
 from ...games.baccarat import irregularities, replay, settlement
 from ...games.baccarat.shoes import SHOE_KEY, shoes
+from ...ingest import cards as card_codes
 from ..registry import Rule, register
 
 MONEY = ("wager", "push", "pay", "collect")
@@ -139,11 +140,58 @@ CARD_OVER_DECKS = register(
         "baccarat",
         "Counts each rank and suit over the shoe's burn and card rows (and a `card_exposed` "
         "row with no later card or burn row of its card): a shoe of n decks holds "
-        "n of each card, so copy n+1 is reported at its row (one finding per card).",
+        "n of each card, so copy n+1 is reported at its row (one finding per card). Not "
+        "judged on a table whose log records a card by value only (format 1.3: `8*`, `X*`), "
+        "whose suits and ranks are not all known: BA107 counts its cards by value.",
         "an 8-deck shoe in which the ace of spades comes out a 9th time",
         "an 8-deck shoe in which no card comes out more than 8 times",
         check=excess_cards,
-        needs=("cards", "suits", "shuffles"),
+        needs=("cards", "suits", "ranks", "shuffles"),
+    )
+)
+
+
+# --- BA107 (a)(4): no more cards of one value than the decks hold, where only values are
+# known (format 1.3)
+
+
+def excess_values(ctx: GameContext) -> pl.DataFrame:
+    """BA102's count by value, on the tables whose log records a card by value only."""
+    columns = [*SHOE_KEY, "round", "seq", "event", "card"]
+    tables = common.tables_by_value(ctx.events)
+    rows = (
+        ctx.events.lazy()
+        .filter(irregularities.takes_a_card(ctx) & pl.col("card").is_not_null()
+                & pl.col("table_id").cast(pl.String).is_in(tables.implode()))
+        .select(columns)
+        .collect(engine=replay.ENGINE)
+    ) if not tables.is_empty() else ctx.events.clear().select(columns)
+    return common.excess_values(rows, shoes(ctx), ctx.params["card_points"])
+
+
+VALUE_OVER_DECKS = register(
+    Rule(
+        "BA107",
+        "value-more-often-than-decks",
+        "More cards of one value in a shoe than its decks hold",
+        "9 NYCRR 5324.20(a)(4)",
+        "error",
+        "baccarat",
+        "On a table whose log records some cards by value only (format 1.3: `8*`, `X*`), "
+        "counts the cards of each value over the shoe's burn and card rows (and a "
+        "`card_exposed` row with no later card or burn row of the same code), full cards "
+        "by their value too: a deck holds 4 aces, 4 of each value 2-9 and 16 ten-value "
+        "cards (10, J, Q, K: point count 0), so a shoe of n decks holds n x 4 aces, n x 4 "
+        "of each of 2-9 and n x 16 ten-value cards (8 decks: 32 and 128). The first card "
+        "past that count is reported at its row (one finding per value). Elsewhere BA102 "
+        "counts each rank and suit, which this count cannot exceed without one of them "
+        "exceeding its own: BA102 reports it there.",
+        "an 8-deck shoe whose log records cards by value only, in which a 129th ten-value "
+        "card (`X*`) comes out",
+        "an 8-deck shoe whose log records cards by value only, in which 128 ten-value cards "
+        "come out",
+        check=excess_values,
+        needs=("cards", "shuffles"),
     )
 )
 
@@ -232,7 +280,7 @@ def wrong_burns(ctx: GameContext) -> pl.DataFrame:
             pl.format(
                 "Shoe {}'s face-up burn card {} called for {} more burned card(s); {} followed it.",
                 "shoe_id",
-                pl.col("burn_cards").list.first(),
+                card_codes.shown(pl.col("burn_cards").list.first()),
                 required,
                 after_first,
             )

@@ -23,6 +23,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games.blackjack import missed_cards, money, replay
+from ...ingest import cards as card_codes
 from ..registry import Rule, register
 
 HAND = ["rid", "seat", "hand"]
@@ -116,7 +117,8 @@ def late_card_too_late(ctx: GameContext) -> pl.DataFrame:
             "{}, after box {}'s {} at seq {} and after {}; (i)(4)(i) deals a card the dealer "
             "failed to deal after the other players' additional cards but before the dealer "
             "reveals the hole card.",
-            "seat", "hand", "request", "request_seq", "card", "seq", "later_seat",
+            "seat", "hand", "request", "request_seq", card_codes.shown(pl.col("card")), "seq",
+            "later_seat",
             "later_kind", "later_seq", when,
         ).alias("message"),
         pl.lit("the requested card dealt before the dealer's hole card is revealed")

@@ -22,6 +22,7 @@ import polars as pl
 from ...audit_context import GameContext
 from ...games import runs
 from ...games.blackjack import engine, final_hands, missed_cards, replay
+from ...ingest import cards as card_codes
 from ..registry import Rule, register
 
 GAME = "blackjack"
@@ -143,13 +144,13 @@ def dealer_draw_wrong(ctx: GameContext) -> pl.DataFrame:
             "In round {} the dealer drew {} (card {}) on {}; (g)(2) stands on 17 to 21 and this "
             "table {}.",
             "round",
-            "card",
+            card_codes.shown(pl.col("card")),
             "n",
             before,
             _soft17_rule(h17),
         ),
         pl.format("stand on {}", before),
-        pl.format("drew {} on {}", "card", before),
+        pl.format("drew {} on {}", card_codes.shown(pl.col("card")), before),
     )
     stood = _select(
         cards.filter((pl.col("n") == pl.col("dealer_n_cards")) & must_after),
@@ -226,7 +227,7 @@ def dealer_drew_needlessly(ctx: GameContext) -> pl.DataFrame:
             "round",
             why,
             extra,
-            "card",
+            card_codes.shown(pl.col("card")),
             _hand(pl.col("before_total"), pl.col("before_soft")),
         ),
         pl.lit("no dealer card after the second"),

@@ -28,6 +28,7 @@ from ...audit_context import GameContext
 from ...games.blackjack import decisions as play
 from ...games.blackjack import engine, missed_cards, replay
 from ...games.blackjack import irregularities as irregular
+from ...ingest import cards as card_codes
 from ..registry import Rule, register
 
 GAME = "blackjack"
@@ -60,7 +61,7 @@ def _ordinal(n: pl.Expr) -> pl.Expr:
 
 
 def _cards(col: str = "cards") -> pl.Expr:
-    return pl.col(col).list.join(" ")
+    return card_codes.shown_list(pl.col(col))
 
 
 def _total_text() -> pl.Expr:
@@ -766,7 +767,7 @@ def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
             "{} was dealt {} while split hand {} of box {} {}; (c)(2) deals to the first "
             "incomplete hand on the dealer's left before any other hand{}.",
             receiver,
-            "card",
+            card_codes.shown(pl.col("card")),
             hand,
             seat,
             state,

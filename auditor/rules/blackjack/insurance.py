@@ -15,6 +15,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games.blackjack import money, replay
+from ...ingest import cards as card_codes
 from ..registry import Rule, register
 
 INSURANCE = pl.col("bet") == "insurance"
@@ -43,10 +44,12 @@ def insurance_without_ace(ctx: GameContext) -> pl.DataFrame:
         pl.format(
             "{} was accepted though the dealer's first card was {} ({}); insurance is offered "
             "only against an ace.",
-            "who", money.card_name(pl.col("up")), "up_card",
+            "who", money.card_name(pl.col("up")),
+            card_codes.shown(pl.col("up_card"), explain=False),
         ).alias("message"),
         pl.lit("insurance only when the dealer's first card is an ace").alias("expected"),
-        pl.format("insurance against {}", "up_card").alias("observed"),
+        pl.format("insurance against {}", card_codes.shown(pl.col("up_card")))
+        .alias("observed"),
     )
 
 

@@ -36,6 +36,7 @@ import polars as pl
 from ...audit_context import GameContext
 from ...games.blackjack import engine, missed_cards, money, replay
 from ...games.blackjack import irregularities as irr
+from ...ingest import cards as card_codes
 from ..registry import Rule, register
 
 GAME = "blackjack"
@@ -81,11 +82,11 @@ def _not_next(exposed: pl.DataFrame) -> pl.DataFrame:
             "Card {} was drawn and exposed in error at seq {}, but the next card dealt was {} "
             "to {} at seq {}; (i)(1) deals an exposed card to the players or the dealer as "
             "though it were the next card drawn from the shoe.",
-            "card", "seq", "next_card", _receiver("next_target", "next_seat", "next_hand"),
-            "next_seq",
+            card_codes.shown(pl.col("card")), "seq", card_codes.shown(pl.col("next_card")),
+            _receiver("next_target", "next_seat", "next_hand"), "next_seq",
         ),
-        pl.format("{} dealt as the next card", "card"),
-        pl.format("{} dealt first", "next_card"),
+        pl.format("{} dealt as the next card", card_codes.shown(pl.col("card"))),
+        pl.format("{} dealt first", card_codes.shown(pl.col("next_card"))),
     )
 
 
@@ -188,7 +189,7 @@ def _burned_wrongly(ctx: GameContext, exposed: pl.DataFrame) -> pl.DataFrame:
             "Card {} was drawn and exposed in error at seq {} and burned at seq {} while {}; "
             "(i)(1) burns an exposed card only when every player refuses it and the dealer "
             "cannot use it.",
-            "card", "seq", "burn_seq", why,
+            card_codes.shown(pl.col("card")), "seq", "burn_seq", why,
         ),
         pl.lit("the exposed card dealt as the next card, or burned when no one can use it"),
         pl.when(player)
@@ -222,7 +223,9 @@ EXPOSED_CARD = register(
         "box 2 hits, KH is exposed in error, burned, and box 2 is dealt 5C",
         "box 2 hits, KH is exposed in error and dealt to box 2 as its card",
         check=exposed_card_misused,
-        needs=("irregularities", "cards", "deal_order", "decisions"),
+        # which row is the exposed card's (the next card, its burn) needs its rank and
+        # suit: an `8*` may be another eight (format 1.3)
+        needs=("irregularities", "cards", "deal_order", "decisions", "suits", "ranks"),
     )
 )
 
@@ -251,10 +254,10 @@ def card_after_refuse(ctx: GameContext) -> pl.DataFrame:
         pl.format(
             "Box {} hand {} refused the exposed card at seq {}, yet was dealt {} at seq {}; "
             "(i)(1) deals a player who refuses an exposed card no additional card in the round.",
-            "seat", "hand", "refuse_seq", "card", "seq",
+            "seat", "hand", "refuse_seq", card_codes.shown(pl.col("card")), "seq",
         ),
         pl.lit("no card after the refuse"),
-        pl.format("{} dealt after the refuse", "card"),
+        pl.format("{} dealt after the refuse", card_codes.shown(pl.col("card"))),
     )
 
 
@@ -352,10 +355,10 @@ def hole_card_checked_needlessly(ctx: GameContext) -> pl.DataFrame:
             "king, queen, jack or 10; under (i)(5) play continues, after notice to a "
             "supervisor, only if the card reader lets neither the dealer nor any player learn "
             "the hole card's value.",
-            "seq", "up_card",
+            "seq", card_codes.shown(pl.col("up_card")),
         ),
         pl.lit("a hole card check only with an ace or a ten-value card up"),
-        pl.format("hole card checked with {} up", "up_card"),
+        pl.format("hole card checked with {} up", card_codes.shown(pl.col("up_card"))),
     )
 
 

@@ -2,8 +2,9 @@
 
 Shoe-level findings (the deck minimum) carry no round; the others are reported at
 the row that shows them. Each rule owns one question: BJ101 the boxes wagered on,
-BJ102 the decks a shoe declares, BJ103 the cards that come out of it, BJ104 the
-rounds dealt from it after the cover card.
+BJ102 the decks a shoe declares, BJ103 the cards that come out of it (BJ105 by value,
+where the log records cards by value only), BJ104 the rounds dealt from it after the
+cover card.
 
 Where the log was cut (hand-history-v1 1.1, "Logs cut at any hour"), each judges from
 the first fact the log records, and only what the log proves: a shoe that began before
@@ -216,11 +217,59 @@ CARD_OVER_DECKS = register(
         "decks and are not "
         "judged; a shoe shuffled in the log is counted from its shuffle even where the log "
         "ends first (copies beyond its decks are a breach however the shoe goes on). Rounds "
-        "not judged (IN014, IN017, IN018) are not counted.",
+        "not judged (IN014, IN017, IN018) are not counted. Not judged on a table whose log "
+        "records a card by value only (format 1.3: `8*`, `X*`), whose suits and ranks are "
+        "not all known: BJ105 counts its cards by value.",
         "a 6-deck shoe in which the seven of hearts comes out a 7th time",
         "a 6-deck shoe in which no card comes out more than 6 times",
         check=excess_cards,
-        needs=("cards", "suits", "shuffles"),
+        needs=("cards", "suits", "ranks", "shuffles"),
+    )
+)
+
+
+# --- BJ105 (b)(1): no more cards of one value than the decks hold, where only values are
+# known (format 1.3)
+
+
+def excess_values(ctx: GameContext) -> pl.DataFrame:
+    """BJ103's count by value, on the tables whose log records a card by value only."""
+    columns = [*SHOE_KEY, "round", "seq", "event", "card"]
+    tables = common.tables_by_value(ctx.events)
+    rows = (
+        ctx.events.lazy()
+        .filter(irregularities.takes_a_card(ctx) & pl.col("card").is_not_null()
+                & pl.col("table_id").cast(pl.String).is_in(tables.implode()))
+        .select(columns)
+        .collect(engine="in-memory")
+    ) if not tables.is_empty() else ctx.events.clear().select(columns)
+    return common.excess_values(rows, shoes(ctx), ctx.params["card_values"])
+
+
+VALUE_OVER_DECKS = register(
+    Rule(
+        "BJ105",
+        "value-more-often-than-shoe-decks",
+        "More cards of one value in a shoe than its decks hold",
+        "9 NYCRR 5324.10(b)(1)",
+        "error",
+        GAME,
+        "On a table whose log records some cards by value only (format 1.3: `8*`, `X*`), "
+        "counts the cards of each value over the shoe's `burn` and `card` rows (and its "
+        "`card_exposed` rows with no later card or burn row of the same code), full cards by "
+        "their value too: a standard deck holds 4 aces, 4 of each value 2-9 and 16 "
+        "ten-value cards (10, J, Q, K), so a shoe of n decks holds n x 4 aces, n x 4 of "
+        "each of 2-9 and n x 16 ten-value cards (6 decks: 24 and 96). The first card past "
+        "that count is reported at its row (one finding per value). Shoes whose shuffle is "
+        "not in the log are not judged, as for BJ103. Elsewhere BJ103 counts each rank and "
+        "suit, which this count cannot exceed without one of them exceeding its own: BJ103 "
+        "reports it there.",
+        "a 6-deck shoe whose log records cards by value only, in which a 97th ten-value "
+        "card (`X*`) comes out",
+        "a 6-deck shoe whose log records cards by value only, in which 96 ten-value cards "
+        "come out",
+        check=excess_values,
+        needs=("cards", "shuffles"),
     )
 )
 
