@@ -949,3 +949,79 @@ def test_a_csv_export_with_many_more_columns_than_mapped_reads_its_mapped_ones_o
     path.write_text(path.read_text().replace("Extra19999", "Extra7", 1))
     result = _audit_sample(wide)
     assert result.exit_code == 2 and "names the column 'Extra7' twice" in result.output
+
+
+# --- revision 1.1: what exports that exist were found to need
+
+
+def _tsv_feed(tmp_path: Path, amount: str, cents) -> Path:
+    """The sample device feed's first 400 frames as a tab-separated file whose amounts
+    are written in cents (`cents`: the cell of a dollar amount), its profile mapping
+    `amount` by `amount` (an SQL expression over AmountCents)."""
+    folder = _sample(tmp_path, "feed", rows=400)
+    gz = folder / "feed-baccarat.jsonl.gz"
+    rows = pl.read_ndjson(gzip.decompress(gz.read_bytes()), infer_schema_length=None)
+    for other in folder.glob("feed-*.gz"):
+        other.unlink()
+    rows = rows.with_columns(pl.col("Amt").map_elements(cents, return_dtype=pl.String)
+                             .alias("AmountCents")).drop("Amt")
+    mapped = ("Hand", "Move", "Patron", "Took", "Mode", "Why", "Exposure", "Shown", "To",
+              "Card", "Box", "Spot", "Decks", "Won", "PPts", "BPts", "Dealer")
+    rows = rows.with_columns(pl.lit(None, pl.String).alias(c) for c in mapped
+                             if c not in rows.columns)
+    rows.write_csv(folder / "feed-baccarat.tsv", separator="\t")
+    text = (folder / "profile.toml").read_text()
+    text = text.replace('files = ["feed-*.jsonl", "feed-*.jsonl.gz"]',
+                        'files = ["feed-*.tsv"]\nformat = "csv"\ndelimiter = "\\t"')
+    (folder / "profile.toml").write_text(text.replace('amount = "Amt"',
+                                                      f'amount = {{ sql = "{amount}" }}'))
+    return folder
+
+
+@pytest.mark.parametrize(("amount", "cents"), [
+    ("AmountCents / 100.0", lambda a: str(round(float(a) * 100))),
+    ("CAST(AmountCents AS DOUBLE) / 100", lambda a: str(round(float(a) * 100))),
+    ("AmountCents * 0.01", lambda a: str(round(float(a) * 100))),
+    # a float's representation error (0.1 + 0.2) is no extra decimal
+    ("CAST(AmountCents AS DOUBLE) / 100 + 0.1 + 0.2 - 0.3", lambda a: str(round(float(a) * 100))),
+    # cents written with decimals: polars reads the column as floats
+    ("AmountCents / 100", lambda a: f"{float(a) * 100:.1f}"),
+])
+def test_a_tab_separated_feed_with_amounts_in_cents_by_sql_reads_as_dollars(tmp_path, amount,
+                                                                            cents):
+    """Issue 37: `AmountCents / 100.0` was read as the text 200.000000 and rejected."""
+    folder = _tsv_feed(tmp_path, amount, cents)
+    result = _audit_sample(folder)
+    assert result.exit_code in (0, 1), (result.output, result.exception)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    assert found.filter(pl.col("field") == "amount").is_empty(), found.filter(
+        pl.col("field") == "amount")["observed"].to_list()[:3]
+    # the same findings as the feed with its amounts in dollars (a line below: the header)
+    same = _sample(tmp_path / "dollars", "feed", rows=400)
+    for other in same.glob("feed-blackjack*"):
+        other.unlink()
+    assert _audit_sample(same).exit_code in (0, 1)
+    dollars = pl.read_parquet(tmp_path / "dollars" / "out" / "findings.parquet")
+    assert dollars.height
+    key = ["rule_id", "table_id", "shoe_id", "round", "line"]
+    assert _sorted(found.select(key)) == _sorted(dollars.select(key).with_columns(
+        pl.col("line") + 1))
+
+
+def test_sql_results_are_read_by_value_whatever_their_type():
+    from auditor.profiles.cells import sql_cells
+    from auditor.profiles.model import Mapping, Source
+
+    frame = pl.DataFrame({"c": [20000, 1234, 12345, 300, 350], "s": ["3.0", "3.5", "4", "x", "7"]})
+    columns = {"amount": Mapping(sql="c / 100.0"), "pay": Mapping(sql="c / 1000.0"),
+               "push": Mapping(sql="CAST(c AS DOUBLE) / 100 + 0.1 + 0.2 - 0.3"),
+               "seat": Mapping(sql="c / 100.0"), "round": Mapping(sql="CAST(c AS DOUBLE) / 100"),
+               "decks": Mapping(sql="TRY_CAST(s AS DOUBLE)")}
+    read = {s.name: s.to_list() for s in sql_cells(frame, Source("s", ("*",), "wagers",
+                                                                  columns=columns))}
+    assert read["amount"] == ["200", "12.34", "123.45", "3", "3.5"]
+    assert read["pay"] == ["20", "1.234", "12.345", "0.3", "0.35"]  # 12.345: three decimals
+    assert read["push"] == read["amount"]  # a float's error is no extra decimal
+    # an integer column takes 3.0 as 3 and 3.5 as a bad value (kept as written)
+    assert read["seat"] == read["round"] == ["200", "12.34", "123.45", "3", "3.5"]
+    assert read["decks"] == ["3", "3.5", "4", None, "7"]

@@ -13,17 +13,17 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from ..ingest import vocabulary as v
 from . import ProfileError
 from .model import Mapping, Source
 
-# A cell of the format with a value that is a number: read by value from SQL (25.000000
-# is 25), never as the float's own text
-_NUMBER_COLUMNS = set(v.INTEGER_COLUMNS) | {"amount", "pay", "collect", "push", "vig",
-                                            "settle_order", "vig_order"}
-# Numbers written in their shortest form that still holds every cent: past the second
-# decimal a float's digits are kept, so that 12.345 stays an amount with three decimals
-_CENT = 1e-6
+# Amounts: a float within a tenth of a cent of whole cents is those cents (a float's
+# representation error is no extra decimal: 0.1 + 0.2 is 0.3); past that its digits are
+# kept, so that 12.345 stays an amount with three decimals
+_MONEY_COLUMNS = {"amount", "pay", "collect", "push", "vig", "net"}
+_MONEY_ERROR = 0.1  # in cents
+# Any other number (an integer column's 3.0 is 3, its 3.5 a bad value): only a float's
+# own representation error is forgiven
+_FLOAT_ERROR = 1e-6  # in hundredths
 
 
 @dataclass(frozen=True)
@@ -49,19 +49,31 @@ def _constant(value) -> str:
     return str(value)
 
 
-def _number(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """An SQL result read by value: a whole float as an integer, a float of whole cents
-    with two decimals at most, any other float with all its digits."""
+def by_value(expr: pl.Expr, dtype: pl.DataType, column: str) -> pl.Expr:
+    """A value of `dtype` (an SQL result, a Parquet column) as the text of its value, for
+    the canonical `column`: a Decimal without the zeros its scale writes (200.000000 is
+    200), a float as the shortest text of its value (3.0 is 3; an amount within a tenth
+    of a cent of whole cents is those cents), never a fixed count of decimals; any other
+    type as its text."""
+    if isinstance(dtype, pl.Decimal):
+        written = expr.cast(pl.String).str.strip_chars()
+        written = written.str.replace(r"\.0*$", "").str.replace(r"(\.\d*?[1-9])0+$", "${1}")
+        return pl.when(written != "-0").then(written).otherwise(pl.lit("0"))
     if not dtype.is_float():
         return text(expr)
+    error = _MONEY_ERROR if column in _MONEY_COLUMNS else _FLOAT_ERROR
+    hundredths = (expr * 100).round()
+    near = expr.is_finite() & ((expr * 100 - hundredths).abs() < error)
+    whole = hundredths.cast(pl.Int64, strict=False)  # null beyond 64 bits: as written
+    size = whole.abs()
+    part = size % 100
+    written = pl.concat_str(
+        pl.when(whole < 0).then(pl.lit("-")).otherwise(pl.lit("")),
+        (size // 100).cast(pl.String),
+        pl.when(part == 0).then(pl.lit("")).otherwise(
+            pl.lit(".") + part.cast(pl.String).str.zfill(2).str.strip_chars_end("0")))
     # an infinite or NaN result (x / 0) stays its text ("inf"): a bad value at its line
-    whole = expr.is_finite() & (expr == expr.round())
-    cents = expr.is_finite() & (((expr * 100) - (expr * 100).round()).abs() < _CENT)
-    return (
-        pl.when(whole).then(expr.round().cast(pl.Int64).cast(pl.String))
-        .when(cents).then(expr.round(2).cast(pl.String))
-        .otherwise(expr.cast(pl.String))
-    )
+    return pl.when(near & whole.is_not_null()).then(written).otherwise(expr.cast(pl.String))
 
 
 def raw_cells(frame: pl.DataFrame, source: Source, typed: pl.DataFrame | None = None,
@@ -70,7 +82,9 @@ def raw_cells(frame: pl.DataFrame, source: Source, typed: pl.DataFrame | None = 
     a constant, or an SQL expression's value over the file's typed columns (`typed`:
     the columns the SQL reads, typed as polars infers them; else `frame`'s). `skip`:
     columns read otherwise (a blackjack coup's lists)."""
-    direct = [text(pl.col(m.column)).alias(name) if m.column is not None
+    direct = [by_value(pl.col(m.column), frame.schema[m.column], name).alias(name)
+              if m.column is not None and isinstance(frame.schema.get(m.column), pl.Decimal)
+              else text(pl.col(m.column)).alias(name) if m.column is not None
               else pl.lit(_constant(m.value), pl.String).alias(name)
               for name, m in source.columns.items() if m.sql is None and name not in skip]
     cells = frame.select(direct) if direct else pl.DataFrame(height=frame.height)
@@ -112,7 +126,7 @@ def _sql_cell(frame: pl.DataFrame, source: Source, name: str, mapping: Mapping) 
     try:
         values = frame.select(pl.sql_expr(mapping.sql).alias(name))
         dtype = values.schema[name] if frame.height else pl.String()
-        cell = _number(pl.col(name), dtype) if name in _NUMBER_COLUMNS else text(pl.col(name))
+        cell = by_value(pl.col(name), dtype, name)
         return values.select(cell.alias(name)).to_series()
     except _EVALUATION_ERRORS as exc:
         why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
