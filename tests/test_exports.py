@@ -1025,3 +1025,179 @@ def test_sql_results_are_read_by_value_whatever_their_type():
     # an integer column takes 3.0 as 3 and 3.5 as a bad value (kept as written)
     assert read["seat"] == read["round"] == ["200", "12.34", "123.45", "3", "3.5"]
     assert read["decks"] == ["3", "3.5", "4", None, "7"]
+
+
+_BJ = """\
+[profile]
+name = "blackjack coups"
+version = 1
+
+[[source]]
+name = "coups"
+files = ["coups*.csv"]
+layout = "coups"
+{source}
+[source.columns]
+table_id = "T"
+game = {{ value = "blackjack" }}
+shoe_id = "S"
+seat = "Box"
+{columns}
+[source.values.action]
+H = "hit"
+S = "stand"
+D = "double"
+P = "split"
+{actions}
+[source.cards]
+notation = "rank_suit"
+{cards}"""
+
+
+def _bj(tmp_path: Path, rows: str, columns: str = 'round = "R"\ncards = "Cards"\n'
+        'actions = "Do"\ndealer_cards = "Dealer"\n', actions: str = "", source: str = "",
+        cards: str = "", more: tuple = (), *extra: str):
+    """A blackjack coups export (`rows`: its CSV text) audited through a profile of
+    those columns; the CLI's result, the findings and the summary."""
+    (tmp_path / "profile.toml").write_text(_BJ.format(
+        source=source, columns=columns, actions=actions, cards=cards) + "".join(extra))
+    (tmp_path / "coups.csv").write_text(rows)
+    (tmp_path / "house.toml").write_text(
+        'facility = "T"\n[[tables]]\ntable_id = "BJ-01"\ngame = "blackjack"\n')
+    result = CliRunner().invoke(main, [
+        "audit", str(tmp_path / "coups.csv"), "--profile", str(tmp_path / "profile.toml"),
+        "--house", str(tmp_path / "house.toml"), "--out", str(tmp_path / "out"),
+        "--no-report", "-q", *more])
+    if result.exit_code == 2:
+        return result, None, None
+    assert result.exit_code in (0, 1), (result.output, result.exception)
+    return (result, pl.read_parquet(tmp_path / "out" / "findings.parquet"),
+            json.loads((tmp_path / "out" / "summary.json").read_text()))
+
+
+def _replayed(tmp_path: Path) -> pl.DataFrame:
+    """The events the audit replayed, from the exports of `tmp_path` (_bj's)."""
+    read = translate(load_profile(tmp_path / "profile.toml"), [str(tmp_path / "coups.csv")])
+    return pl.concat(read.events, how="diagonal_relaxed")
+
+
+_ROWS = ("T,S,R,Box,Cards,Do,Dealer,Final\n"
+         'BJ-01,S1,1,1,TS 2H 5C,H S,9C 8D,"TS,2H,5C"\n'
+         'BJ-01,S1,1,2,5S 5H,S,9C 8D,"5S,5H"\n'
+         'BJ-01,S1,2,1,9S 9H,S,TC 7D,"9S,9H"\n')
+
+
+@pytest.mark.parametrize("mapping", [
+    'cards = { sql = "REPLACE(Final, \',\', \' \')" }',
+    'cards = { sql = "Cards" }',
+])
+def test_sql_on_a_list_column_makes_its_cards(tmp_path, mapping):
+    """Issue 37: `cards = { sql = "player_final" }` passed `profile check` and then made
+    no cards at all."""
+    columns = f'round = "R"\n{mapping}\nactions = "Do"\ndealer_cards = "Dealer"\n'
+    result, found, _ = _bj(tmp_path, _ROWS, columns)
+    assert result.exit_code in (0, 1), result.output
+    made = _replayed(tmp_path).filter((pl.col("event") == "card") & (pl.col("target") == "seat"))
+    assert made.sort("line", "seq")["card"].to_list() == ["TS", "2H", "5C", "5S", "5H", "9S", "9H"]
+
+
+def test_constants_and_sql_on_every_list_and_card_column(tmp_path):
+    columns = ('round = "R"\ncards = "Cards"\nactions = { value = "S" }\n'
+               'dealer_cards = { sql = "UPPER(LOWER(Dealer))" }\n')
+    _bj(tmp_path, _ROWS, columns)
+    made = _replayed(tmp_path)
+    assert made.filter(pl.col("event") == "action")["action"].unique().to_list() == ["stand"]
+    assert made.filter(pl.col("target") == "dealer").height == 4
+    # a baccarat coup's card columns: an export column, a constant or SQL
+    profile = _COUPS.replace('player = ["P1", "P2"]',
+                             'player = ["P1", { sql = "UPPER(P2)" }]').replace(
+        'banker = ["B1", "B2"]', 'banker = [{ value = "3D" }, "B2"]')
+    rows = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
+            "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2h,xx,4C\n")
+    (tmp_path / "bac").mkdir()
+    result = _audit(tmp_path / "bac", {"coups.csv": rows}, profile)
+    assert result.exit_code in (0, 1), result.output
+    read = translate(load_profile(tmp_path / "bac" / "profile.toml"),
+                     [str(tmp_path / "bac" / "coups.csv")])
+    assert read.events[0].filter(pl.col("event") == "card")["card"].to_list() == [
+        "7S", "3D", "2H", "4C"]
+
+
+@pytest.mark.parametrize(("old", "new", "key"), [
+    # a value map of a list column: its elements are cards or decisions
+    ("[source.values.action]", "[source.values.cards]\nX = \"AS\"\n[source.values.action]",
+     "values.cards"),
+    # a format column the layout does not read
+    ('seat = "Box"', 'seat = "Box"\nseq = "R"', "columns.seq"),
+    ('seat = "Box"', 'seat = "Box"\nplayer_id = "R"', "columns.player_id"),
+    ('seat = "Box"', 'seat = "Box"\namount = "R"', "columns.amount"),
+    # decks without shoe_starts makes no shuffle
+    ('seat = "Box"', 'seat = "Box"\ndecks = { value = 6 }', "columns.decks"),
+    # times without a time column
+    ('layout = "coups"', 'layout = "coups"\ntimestamp_format = "%Y"', "timestamp_format"),
+    # a separator with bracketed lists
+    ('notation = "rank_suit"', 'notation = "rank_suit"\nseparator = ","', "cards.separator"),
+])
+def test_a_key_nothing_reads_is_exit_2_naming_it(tmp_path, old, new, key):
+    text = _BJ.format(source='lists = "bracketed"',
+                      columns='round = "R"\ncards = "C"\nactions = "A"\n', actions="", cards="")
+    assert old in text
+    (tmp_path / "profile.toml").write_text(text.replace(old, new, 1))
+    result = CliRunner().invoke(main, ["profile", "check", str(tmp_path / "profile.toml")])
+    assert result.exit_code == 2, result.output
+    assert f"source 'coups'.{key}:" in result.output
+
+
+@pytest.mark.parametrize(("profile", "old", "new", "key"), [
+    (_COUPS + _WAGERS, 'pay = "Pay"', 'pay = "Pay"\ngame = { value = "baccarat" }',
+     "'wagers'.columns.game"),
+    (_COUPS + _WAGERS, 'pay = "Pay"', 'pay = "Pay"\n[source.cards]\nnotation = "index"',
+     "'wagers'.cards"),
+    (_COUPS + _WAGERS, 'pay = "Pay"', 'pay = "Pay"\nvig_mode = "M"', "'wagers'.columns.vig_mode"),
+    (_COUPS + _WAGERS, 'layout = "wagers"', 'layout = "wagers"\nlists = "bracketed"',
+     "'wagers'.lists"),
+    (_COUPS + _WAGERS.replace('pay = "Pay"', 'pay = "Pay"\nts = "When"'), 'layout = "wagers"',
+     'layout = "wagers"\njoin = "time"', "'wagers'.columns.shoe_id"),
+    (_COUPS, 'winner = "W"', 'winner = "W"\ncard = "P1"', "'coups'.columns.card"),
+])
+def test_a_column_a_layout_does_not_read_is_exit_2_naming_it(tmp_path, profile, old, new,
+                                                             key):
+    assert old in profile
+    (tmp_path / "profile.toml").write_text(profile.replace(old, new, 1))
+    result = CliRunner().invoke(main, ["profile", "check", str(tmp_path / "profile.toml")])
+    assert result.exit_code == 2, result.output
+    assert f"source {key}:" in result.output
+
+
+def test_an_unmapped_decision_withholds_its_round_and_is_counted_with_its_rounds(tmp_path):
+    """Issue 37: a decision no map covers was read as nothing and its round audited."""
+    rows = ("T,S,R,Box,Cards,Do,Dealer\n"
+            "BJ-01,S1,1,1,TS 2H 5C,H Q S,9C 8D\n"     # Q: no map covers it
+            "BJ-01,S1,1,2,5S 5H,S,9C 8D\n"
+            "BJ-01,S1,2,1,9S 9H 3C,Q Z,TC 7D\n"     # Q and Z first seen here: two findings
+            "BJ-01,S1,3,1,9S 9H,S,TC 7D\n")
+    result, found, summary = _bj(tmp_path, rows)
+    mine = found.filter(pl.col("rule_id") == "EX001").sort("line", "observed")
+    assert mine.select("line", "observed").rows() == [(2, "Q"), (4, "Z")]
+    assert "2 rows have action 'Q'" in mine["message"][0]
+    assert "2 rounds are withheld" in mine["message"][0]
+    assert "its round is withheld" in mine["message"][1]
+    # rounds 1 and 2 withheld, said by the value's finding alone; round 3 audited
+    assert found.filter(pl.col("rule_id") == "IN014").is_empty()
+    assert summary["rounds"] == {"read": 3, "audited": 1, "reported": 2}
+    assert not found.filter(pl.col("field") == "action", pl.col("rule_id") != "EX001").height
+
+
+def test_an_unmapped_value_in_a_column_no_rule_needs_still_withholds_its_round(tmp_path):
+    # dealer_id is needed by no replay: read as nothing, its round would be audited
+    profile = _COUPS.replace('winner = "W"', 'winner = "W"\ndealer_id = "D"') + (
+        '\n[source.values.dealer_id]\n"7" = "D-7"\n')
+    rows = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2,D\n"
+            "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C,7\n"
+            "BAC-01,S1,2,2026-11-01T20:01:00,P,8,5,8H,KD,2C,3S,8\n")
+    result = _audit(tmp_path, {"coups.csv": rows}, profile)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["rounds"]["reported"] == 1, result.output
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    assert found.filter(pl.col("rule_id").is_in(["EX001", "IN014"]))["rule_id"].to_list() == [
+        "EX001"]

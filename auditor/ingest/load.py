@@ -56,6 +56,8 @@ class Ingested:
 
 
 IN_COLUMN_MISSING = "IN003"
+# The prefix of the rules of exports read through a profile (auditor.rules.exports)
+EXPORT_RULES = "EX"
 CUT = {v.FILE_ID: pl.Int32, "rows": pl.Int64, "first_line": pl.Int64, "last_line": pl.Int64}
 MISSING_ROWS = {v.FILE_ID: pl.Int32, "field": pl.String, "rows": pl.Int64,
                 "first_line": pl.Int64, "last_line": pl.Int64}
@@ -336,6 +338,7 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     A value that failed to parse and a later check on the same field of the
     same row are one problem: the first reported is kept.
     """
+    exported = pl.col("rule_id").str.starts_with(EXPORT_RULES)
     # only the rows that have problems are looked up (the event frame is large), by
     # file and line as one integer: a lookup of one key costs a fraction of a join on two
     line_key = pl.col(v.FILE_ID).cast(pl.Int64) * _LINES_PER_FILE + pl.col(v.LINE)
@@ -352,12 +355,17 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
             how="left",
             maintain_order="left",
         )
-        .with_columns(pl.coalesce(v.ROW, "_row").alias(v.ROW))
+        .with_columns(pl.coalesce(v.ROW, "_row").alias(v.ROW),
+                      pl.when(exported).then("observed").alias("_value"))
         .drop("_row")
-        .unique([v.FILE_ID, v.LINE, "field", "rule_id"], keep="first", maintain_order=True)
+        .unique([v.FILE_ID, v.LINE, "field", "rule_id", "_value"], keep="first",
+                maintain_order=True)
+        .drop("_value")
     )
-    # one finding per row and field: a parse failure explains the missing value
-    field_known = pl.col("field").is_not_null() & pl.col(v.ROW).is_not_null()
+    # one finding per row and field: a parse failure explains the missing value (an
+    # export's own findings are each said as found: two values of one column no map
+    # covers, first seen on one line, are two)
+    field_known = pl.col("field").is_not_null() & pl.col(v.ROW).is_not_null() & ~exported
     problems = pl.concat(
         [
             problems.filter(field_known).unique(

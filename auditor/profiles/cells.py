@@ -26,6 +26,10 @@ _MONEY_ERROR = 0.1  # in cents
 _FLOAT_ERROR = 1e-6  # in hundredths
 
 
+# (line, field, value) of each cell whose value no map covers
+STRAYS = {"line": pl.Int64, "field": pl.String, "value": pl.String}
+
+
 @dataclass(frozen=True)
 class Unmapped:
     """The rows of one file whose `column` held `value`, which its map does not list."""
@@ -43,7 +47,7 @@ def text(expr: pl.Expr) -> pl.Expr:
     return pl.when(cell != "").then(cell)
 
 
-def _constant(value) -> str:
+def constant_text(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -85,20 +89,39 @@ def raw_cells(frame: pl.DataFrame, source: Source, typed: pl.DataFrame | None = 
     direct = [by_value(pl.col(m.column), frame.schema[m.column], name).alias(name)
               if m.column is not None and isinstance(frame.schema.get(m.column), pl.Decimal)
               else text(pl.col(m.column)).alias(name) if m.column is not None
-              else pl.lit(_constant(m.value), pl.String).alias(name)
+              else pl.lit(constant_text(m.value), pl.String).alias(name)
               for name, m in source.columns.items() if m.sql is None and name not in skip]
     cells = frame.select(direct) if direct else pl.DataFrame(height=frame.height)
-    computed = sql_cells(frame if typed is None else typed, source)
+    computed = sql_cells(frame if typed is None else typed, source, skip)
     if computed:
         cells = cells.with_columns(computed)
     return cells.select([c for c in source.columns if c not in skip])
 
 
-def sql_cells(frame: pl.DataFrame, source: Source) -> list[pl.Series]:
+def sql_cells(frame: pl.DataFrame, source: Source,
+              skip: tuple[str, ...] = ()) -> list[pl.Series]:
     """Each SQL mapping's value on every row of `frame` (the columns it reads), as its
-    canonical column's text; a SqlFailed where polars cannot evaluate one."""
+    canonical column's text; a SqlFailed where polars cannot evaluate one. `skip`:
+    columns read otherwise."""
     return [_sql_cell(frame, source, name, m) for name, m in source.columns.items()
-            if m.sql is not None]
+            if m.sql is not None and name not in skip]
+
+
+def sql_values(frame: pl.DataFrame, source: Source, name: str, sql: str) -> pl.Series:
+    """An SQL mapping's values as polars gives them (a list column's lists, say); a
+    SqlFailed where polars cannot evaluate it."""
+    try:
+        return frame.select(pl.sql_expr(sql).alias(name)).to_series()
+    except _EVALUATION_ERRORS as exc:
+        raise _failed(source, name, exc) from None
+
+
+def _failed(source: Source, name: str, exc: Exception) -> SqlFailed:
+    why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    hint = (" (TRY_CAST makes a value that does not convert an empty cell)"
+            if "conversion from" in why else "")
+    return SqlFailed(f"source {source.name!r}.columns.{name}: its SQL fails on this "
+                     f"file: {why}{hint}")
 
 
 def table_cells(frame: pl.DataFrame, source: Source,
@@ -129,18 +152,15 @@ def _sql_cell(frame: pl.DataFrame, source: Source, name: str, mapping: Mapping) 
         cell = by_value(pl.col(name), dtype, name)
         return values.select(cell.alias(name)).to_series()
     except _EVALUATION_ERRORS as exc:
-        why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        hint = (" (TRY_CAST makes a value that does not convert an empty cell)"
-                if "conversion from" in why else "")
-        raise SqlFailed(f"source {source.name!r}.columns.{name}: its SQL fails on this "
-                        f"file: {why}{hint}") from None
+        raise _failed(source, name, exc) from None
 
 
 def mapped(cells: pl.DataFrame, source: Source, lines: pl.Series,
            except_columns: tuple[str, ...] = ()) -> tuple[pl.DataFrame, list[Unmapped],
                                                           pl.DataFrame]:
     """The cells through their value maps, the values no map covers (each with its rows'
-    count and first and last line), and (line, field) of every cell made null so."""
+    count and first and last line), and (line, field, value) of every cell made null
+    so."""
     unmapped: list[Unmapped] = []
     stray_cells = []
     replaced = []
@@ -148,7 +168,7 @@ def mapped(cells: pl.DataFrame, source: Source, lines: pl.Series,
         if column in except_columns or column not in cells.columns:
             continue
         keys = list(table)
-        targets = ["" if t == "" else _constant(t) for t in table.values()]
+        targets = ["" if t == "" else constant_text(t) for t in table.values()]
         cell = pl.col(column)
         stray = cell.is_not_null() & ~cell.is_in(keys)
         found = (cells.select(cell.alias("value"), stray.alias("stray"), lines.alias("line"))
@@ -159,11 +179,13 @@ def mapped(cells: pl.DataFrame, source: Source, lines: pl.Series,
         unmapped += [Unmapped(column, value, rows, first, last)
                      for value, rows, first, last in found.iter_rows()]
         if found.height:
-            stray_cells.append(cells.select(lines.alias("line"), stray.alias("s"))
-                               .filter("s").select("line", pl.lit(column).alias("field")))
+            stray_cells.append(cells.select(lines.alias("line"), stray.alias("s"),
+                                            cell.alias("value"))
+                               .filter("s").select("line", pl.lit(column).alias("field"),
+                                                   "value"))
         into = cell.replace_strict(keys, targets, default=None, return_dtype=pl.String)
         replaced.append(pl.when(into != "").then(into).alias(column))
-    strays = pl.concat([pl.DataFrame(schema={"line": pl.Int64, "field": pl.String}),
+    strays = pl.concat([pl.DataFrame(schema=STRAYS),
                         *[s.cast({"line": pl.Int64}) for s in stray_cells]])
     return cells.with_columns(replaced), unmapped, strays
 

@@ -104,6 +104,7 @@ def _meta(out: Translated) -> dict:
                      "format": e.source.format_of(e.path.name), "rows": e.rows,
                      "sha256": e.sha256, "bytes": e.size, "repeats": e.repeats,
                      "no_event": e.no_event, "unread": e.unread,
+                     "elements_no_event": e.elements_no_event,
                      "missing": e.missing, "header_line": e.header_line}
                     for e in out.exports],
         "skipped": [str(p) for p in out.skipped],
@@ -141,16 +142,20 @@ def read(folder: Path) -> Translated:
     unmapped = pl.read_parquet(folder / UNMAPPED)
     out.unmapped = unmapped.with_columns(
         pl.col(SOURCE_FILE).replace_strict(index, return_dtype=pl.Int32).alias(FILE)).select(
-        FILE, pl.col(SOURCE_LINE).alias(v.LINE), "field")
+        FILE, pl.col(SOURCE_LINE).alias(v.LINE), "field", pl.lit(None, pl.String).alias("value"))
     return out
 
 
 def _export(recorded: dict) -> Export:
     kind = recorded["format"] or "csv"
     source = Source(recorded["source"], ("*",), recorded["layout"], kind)
-    return Export(Path(recorded["path"]), source, recorded["rows"], recorded["sha256"],
-                  recorded["bytes"], [], recorded["repeats"], recorded["no_event"],
-                  recorded["unread"], recorded["missing"], recorded["header_line"])
+    export = Export(Path(recorded["path"]), source, rows=recorded["rows"],
+                    sha256=recorded["sha256"], size=recorded["bytes"],
+                    repeats=recorded["repeats"], no_event=recorded["no_event"],
+                    unread=recorded["unread"], missing=recorded["missing"],
+                    header_line=recorded["header_line"])
+    export.elements_no_event = recorded.get("elements_no_event", 0)
+    return export
 
 
 def _rows(folder: Path, index: dict[str, int]) -> pl.DataFrame:

@@ -21,7 +21,7 @@ from ..ingest import storage
 from ..ingest.sources import SourceError, glob_matches
 from . import ProfileError
 from .cells import SqlFailed, sql_cells
-from .model import Profile, Source
+from .model import BUILT_INS, Profile, Source
 
 
 def base_name(path: Path | str) -> str:
@@ -165,9 +165,41 @@ def absent_message(path: Path, source: Source, key: str, column: str) -> str:
 
 def sql_columns(source: Source) -> list[str]:
     """The export columns a source's SQL expressions read, each once."""
-    named = [c for m in source.columns.values() if m.sql is not None
+    named = [c for m in source.mappings() if m.sql is not None
              for c in pl.sql_expr(m.sql).meta.root_names()]
     return list(dict.fromkeys(named))
+
+
+def own_built_ins(path: Path, source: Source, data: bytes | None) -> set[str]:
+    """The built-in columns (`_row`, `_file`) the export has a column of its own of: the
+    export's wins (1.1)."""
+    kind = source.format_of(path.name)
+    if kind == "csv":
+        return set(BUILT_INS) & set(csv_header(data or b"", source.delimiter))
+    if kind == "parquet":
+        try:
+            return set(BUILT_INS) & set(pl.read_parquet_schema(path))
+        except Exception:  # noqa: BLE001 - a file that cannot be read: said when read
+            return set()
+    said = [b for b in BUILT_INS if f'"{b}"'.encode() in (data or b"")]
+    if not said:
+        return set()
+    try:
+        return set(said) & set(pl.read_ndjson(data, infer_schema_length=None).columns)
+    except pl.exceptions.PolarsError:
+        return set()
+
+
+def with_built_ins(frame: pl.DataFrame, path: Path, records: pl.Series,
+                   own: set[str]) -> pl.DataFrame:
+    """`frame` with the built-in columns the export has none of its own of: `_row` (each
+    record's 1-based number in its file, `records`) and `_file` (the file's base name)."""
+    made = []
+    if "_row" not in own:
+        made.append(records.cast(pl.Int64).alias("_row"))
+    if "_file" not in own:
+        made.append(pl.lit(base_name(path), pl.String).alias("_file"))
+    return frame.with_columns(made) if made else frame
 
 
 def list_of(raw: pl.DataFrame, column: str, separator: str) -> pl.Series:
@@ -198,13 +230,11 @@ def named_columns(source: Source) -> list[str]:
     """The export columns a source names: mapped directly, inside its SQL expressions,
     as card columns, and in `repeat_key`, each once in profile order."""
     named: list[str] = []
-    for mapping in source.columns.values():
+    for mapping in source.mappings():
         if mapping.column is not None:
             named.append(mapping.column)
         elif mapping.sql is not None:
             named += pl.sql_expr(mapping.sql).meta.root_names()
-    if source.cards is not None:
-        named += [*source.cards.player, *source.cards.banker]
     named += source.repeat_key
     return list(dict.fromkeys(named))
 

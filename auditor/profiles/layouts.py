@@ -152,14 +152,15 @@ def coup_events(coups: pl.DataFrame, player: list[str], banker: list[str],
     return pl.concat(made, how="diagonal_relaxed")
 
 
-def new_shoes(coups: pl.DataFrame) -> pl.Expr:
+def new_shoes(coups: pl.DataFrame, derived: bool = False) -> pl.Expr:
     """A coups row that begins a shoe: its shoe_id differs from the table's previous
-    row; the table's first row where its round is 1."""
+    row; the table's first row where its round is 1 (`derived`: the rounds are numbered
+    from the rows, and a derived round 1 is no evidence that the shoe began in the log)."""
     before = pl.col("shoe_id").shift(1).over("table_id")
     first = before.is_null() & (pl.col(TABLE_ORDER) == pl.col(TABLE_ORDER).min().over(
         "table_id"))
-    return pl.when(first).then(pl.col("round").str.strip_chars("0 ") == "1").otherwise(
-        pl.col("shoe_id") != before).fill_null(False)
+    began = pl.lit(False) if derived else pl.col("round").str.strip_chars("0 ") == "1"
+    return pl.when(first).then(began).otherwise(pl.col("shoe_id") != before).fill_null(False)
 
 
 # --- wagers: one row per wager and its settlement
