@@ -44,6 +44,8 @@ EVIDENCE: dict[str, str] = {
                       "hole_card_check or refuse row: hand-history-v1 1.2)",
     "seq": "event numbers are derived from the order of the rows, so lost or reordered "
            "rows cannot be shown",
+    # (1.1; hand-history-v1 1.3, No clock) a table whose rows all lack ts
+    "times": "the exports record no times",
 }
 EVERYTHING = frozenset(EVIDENCE)
 # What each layout of an export records (export-profiles-v1, Layouts)
@@ -58,7 +60,7 @@ def recorded(marks: set[str] | None) -> frozenset[str]:
     `notation:...`, `seq:derived`, `shoe_starts`, `settle_order` and `vig_order`."""
     if marks is None:
         return EVERYTHING
-    found: set[str] = set()
+    found: set[str] = {"times"}  # unless its rows have none (of_log)
     if "events" in marks:
         found |= _EVENTS
         if "seq:derived" in marks:
@@ -79,6 +81,10 @@ def recorded(marks: set[str] | None) -> frozenset[str]:
 class Coverage:
     """Per table, its game and the evidence its log records; and the rounds whose order
     of settlement is not recorded (a wagers row without its settle_order)."""
+
+    def untimed(self) -> list[str]:
+        """The tables whose rows record no times (hand-history-v1 1.3, No clock)."""
+        return sorted(t for t, (_, has) in self.tables.items() if "times" not in has)
 
     tables: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     unordered: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
@@ -157,13 +163,15 @@ def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
     """The coverage of a log: `tables` (table_id, game, wager_rows, irregularity_rows) as
     read, `marks` per table from an export's reading (None: a hand history)."""
     found = Coverage()
-    counted = tables.select("table_id", "game", "wager_rows", "irregularity_rows")
-    for table, game, wagers, irregular in counted.iter_rows():
+    counted = tables.select("table_id", "game", "wager_rows", "irregularity_rows", "first")
+    for table, game, wagers, irregular, first in counted.iter_rows():
         if table is None or game is None:
             continue
         has = set(recorded(None if marks is None else marks.get(table, set())))
         if not wagers:
             has.discard("wagers")
+        if first is None:  # no row of the table has a time (1.3)
+            has.discard("times")
         if not irregular:
             has.discard("irregularities")
         found.tables[table] = (game, frozenset(has))

@@ -1201,3 +1201,129 @@ def test_an_unmapped_value_in_a_column_no_rule_needs_still_withholds_its_round(t
     found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
     assert found.filter(pl.col("rule_id").is_in(["EX001", "IN014"]))["rule_id"].to_list() == [
         "EX001"]
+
+
+def _boxes_day(folder: Path, seed: int, faults: float, style, rounds: int = 160):
+    """A simulated blackjack day as a hand history and as box rows (every hand of a box
+    in one row, bracketed lists), with the table-management wagers where the rows have
+    round numbers to join them by."""
+    sim = blackjack.simulate(rounds=rounds, tables=2, seed=seed, faults=faults)
+    write_events(sim.events, folder / "hh" / "log.jsonl", "jsonl")
+    write_house_rules(sim.tables, folder / "house.toml", blackjack=sim.house)
+    (folder / "x").mkdir()
+    exports.blackjack_boxes(sim.events, style).write_csv(folder / "x" / "bj-boxes-day.csv")
+    if style.rounds:
+        exports.blackjack_wagers(sim.events).write_csv(folder / "x" / "bj-wagers-day.csv")
+    (folder / "x" / "profile.toml").write_text(exports.boxes_profile(style))
+    return sim
+
+
+@pytest.mark.parametrize(("seed", "faults", "rounds", "clock"), [
+    (21, 0.0, True, True),
+    (22, 0.3, True, True),
+    (23, 0.3, False, True),
+    (24, 0.3, False, False),
+])
+def test_blackjack_boxes_in_one_row_find_what_their_hand_history_finds(tmp_path, seed, faults,
+                                                                      rounds, clock):
+    """(1.1) Every hand of a box in one row, bracketed lists, a hit recorded for a split
+    hand's second card; without round numbers (numbered per shoe) and without a clock."""
+    style = exports.BoxStyle(rounds=rounds, clock=clock)
+    sim = _boxes_day(tmp_path, seed, faults, style)
+    hand_history, export = _audits(tmp_path)
+    coverage = export.coverage
+    expected = coverage.keep(hand_history.findings).select(KEY).unique()
+    found = export.findings.select(KEY).unique()
+    if faults:
+        lost = _expressible(sim.truth, coverage)
+        expected = expected.join(lost, on=KEY[1:], how="anti")
+        found = found.join(lost, on=KEY[1:], how="anti")
+        assert expected.height
+    assert _sorted(found) == _sorted(expected)
+    if not faults:
+        assert export.findings.height == 0
+    if not clock:
+        assert coverage.untimed() == sorted(coverage.tables)
+
+
+@pytest.mark.parametrize(("cell", "hands", "nested", "bad"), [
+    ("[10, 4]", [["10", "4"]], False, False),
+    ('["KS","4H"]', [["KS", "4H"]], False, False),
+    ("[['P', 'H'], ['S']]", [["P", "H"], ["S"]], True, False),
+    ('[[6, 10], [6, 4, 11]]', [["6", "10"], ["6", "4", "11"]], True, False),
+    (' [ "A" , 2 , ] ', [["A", "2"]], False, False),  # spaces ignored; Python's comma
+    ("[]", [[]], False, False),
+    ("[[]]", [[]], True, False),
+    ("", [[]], False, False),  # an empty cell: no element
+    ("[1,", [], False, True),
+    ("KS 4H", [], False, True),
+    ("[[1], 2]", [], False, True),
+    ("[[[1]]]", [], False, True),
+    ("['it's']", [], False, True),
+])
+def test_a_bracketed_list_is_read_by_a_parser(cell, hands, nested, bad):
+    from auditor.profiles.lists import hands_of
+
+    read = hands_of(pl.Series([cell]), "bracketed", " ").row(0, named=True)
+    assert (read["hands"], read["nested"], read["bad"]) == (hands, nested, bad)
+    # separated: split at the separator, never a list of lists
+    assert hands_of(pl.Series(["KS  4H"]), "separated", " ")["hands"].to_list() == [
+        [["KS", "4H"]]]
+
+
+_BRACKETED = 'lists = "bracketed"'
+
+
+def test_a_list_cell_that_does_not_parse_withholds_its_round_naming_the_cause(tmp_path):
+    rows = ('T,S,R,Box,Cards,Do,Dealer\n'
+            'BJ-01,S1,1,1,"[\'TS\', \'9H\']",[\'S\'],"[\'9C\', \'8D\']"\n'
+            'BJ-01,S1,1,2,"[\'5S\', \'5H\'",[\'S\'],"[\'9C\', \'8D\']"\n'   # not closed
+            'BJ-01,S1,2,1,"[\'9S\', \'9H\']",[\'S\'],"[\'TC\', \'7D\']"\n')
+    result, found, summary = _bj(tmp_path, rows, source=_BRACKETED)
+    bad = found.filter(pl.col("rule_id") == "EX007")
+    assert bad.select("line", "field", "observed").rows() == [(3, "cards", "['5S', '5H'")]
+    assert summary["rounds"] == {"read": 2, "audited": 1, "reported": 1}
+    withheld = found.filter(pl.col("rule_id") == "IN014")
+    assert withheld["round"].to_list() == [1]
+    assert "withheld for the input finding at line 3 (EX007)" in withheld["message"][0]
+    assert "lost a row" not in withheld["message"][0]
+
+
+def test_an_element_mapped_to_nothing_is_dropped_and_insurance_is_no_decision(tmp_path):
+    rows = ("T,S,R,Box,Cards,Do,Dealer\n"
+            'BJ-01,S1,1,1,"[\'TS\', \'9H\']","[\'N\', \'S\']","[\'AC\', \'8D\']"\n'
+            'BJ-01,S1,1,2,"[\'5S\', \'5H\', \'KD\']","[\'I\', \'H\', \'S\']","[\'AC\', \'8D\']"\n')
+    result, found, summary = _bj(tmp_path, rows, source=_BRACKETED,
+                                 actions='N = ""\nI = "insurance"\n')
+    made = _replayed(tmp_path)
+    assert made.filter(pl.col("event") == "action").select("seat", "action").rows() == [
+        ("1", "stand"), ("2", "hit"), ("2", "stand")]
+    # no money is mapped: the insurance makes no wager
+    assert made.filter(pl.col("event") == "wager").is_empty()
+    assert summary["rows"]["export"]["elements_no_event"] == 1
+    assert summary["rows"]["balanced"]
+    assert found.filter(pl.col("rule_id").str.starts_with("EX")).is_empty()
+
+
+def test_every_hand_of_a_box_in_one_row_is_laid_as_dealt(tmp_path):
+    """1.1 in detail, item 1: the split gives the hand's second card to the hand it
+    makes; a hit recorded on a one-card split hand is the request for its second card."""
+    rows = ("T,S,R,Box,Cards,Do,Dealer\n"
+            'BJ-01,S1,1,1,"[[\'6S\', \'TD\'], [\'6H\', \'4C\', \'JS\']]",'
+            '"[[\'P\', \'H\', \'S\'], [\'D\']]","[\'9C\', \'8D\']"\n'
+            'BJ-01,S1,1,2,"[[\'5S\', \'QH\']]","[[\'S\']]","[\'9C\', \'8D\']"\n')
+    _bj(tmp_path, rows, source=_BRACKETED)
+    made = _replayed(tmp_path).sort(pl.col("seq").cast(pl.Int64)).filter(
+        pl.col("event").is_in(["card", "action"]))
+    seat1 = made.filter(pl.col("seat") == "1").select("hand", "card", "action").rows()
+    assert seat1 == [("1", "6S", None), ("1", "6H", None), ("1", None, "split"),
+                     ("1", "TD", None), ("1", None, "stand"), ("2", "4C", None),
+                     ("2", None, "double"), ("2", "JS", None)]
+    # the first deal: box 1, box 2, the dealer's up card; again; then the play
+    assert made.head(6).select("seat", "card").rows() == [
+        ("1", "6S"), ("2", "5S"), (None, "9C"), ("1", "6H"), ("2", "QH"), (None, "8D")]
+    # a source whose rows hold every hand numbers them itself: hand is not mapped
+    columns = 'round = "R"\nhand = "Box"\ncards = "Cards"\nactions = "Do"\ndealer_cards = "Dealer"\n'
+    (tmp_path / "hand").mkdir()
+    result, _, _ = _bj(tmp_path / "hand", rows, columns, source=_BRACKETED)
+    assert result.exit_code == 2 and "columns.hand" in result.output

@@ -72,12 +72,13 @@ def clock(rows: pl.DataFrame) -> pl.Expr:
 def derived_shoes(rows: pl.DataFrame) -> pl.DataFrame:
     """`shoe_id` where not mapped (rows in table order): a shoe begins at each shuffle
     (the rows before a table's first shuffle are a shoe begun before the log), named by
-    the table and the shuffle's time, `-2`, `-3`, ... where two would be equal."""
+    the table and the shuffle's time, `-2`, `-3`, ... where two would be equal; (1.1) a
+    shuffle without a time by the table's count of shuffles, from 1."""
     shuffle = (pl.col("event") == "shuffle").fill_null(False)
     number = shuffle.cast(pl.Int64).cum_sum().over("table_id")
     stamp = clock(rows).dt.strftime("%Y%m%dT%H%M%S")
     named = pl.when(number == 0).then(_text("start")).otherwise(
-        pl.coalesce(stamp, _text("unknown-time")))
+        pl.coalesce(stamp, number.cast(pl.String)))
     rows = rows.with_columns(number.alias("_shoe"), named.alias("_name"))
     shoes = (rows.group_by("table_id", "_shoe").agg(pl.col("_name").first())
              .sort("table_id", "_shoe")

@@ -41,6 +41,7 @@ def hands_of(cells: pl.Series, lists: str, separator: str) -> pl.DataFrame:
     if isinstance(dtype, pl.List):
         return _flat(_texts(cells, 1), falses(cells.len()))
     text = cells.cast(pl.String).str.strip_chars()
+    text = text.to_frame("t").select(pl.when(pl.col("t") != "").then("t")).to_series()
     if lists != "bracketed":
         items = text.str.split(separator).list.eval(pl.element().str.strip_chars())
         return _flat(_kept(items.fill_null([])), falses(cells.len()))

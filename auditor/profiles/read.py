@@ -29,6 +29,7 @@ from .coups import coup_events, wagers_without_coups
 from .files import (
     absent_keys,
     absent_message,
+    check_readers,
     csv_header,
     csv_lines,
     files_named,
@@ -38,6 +39,7 @@ from .files import (
     own_built_ins,
     read_typed,
     read_whole,
+    readers_of,
     sources_of,
     sql_columns,
     text_of,
@@ -265,43 +267,19 @@ def _exports(profile: Profile, arguments: list[str], skipped: list[Path]) -> lis
                                   "this file (its `files` patterns match none)")
             skipped.append(path)
             continue
-        found.append(_export(profile, path, matching))
+        found.append(_export(profile, path, readers_of(profile, path)))
     return list({str(e.path): e for e in found}.values())
 
 
-def _export(profile: Profile, path: Path, matching: list[Source]) -> Export:
+def _export(profile: Profile, path: Path, readers: list[Source]) -> Export:
     """The export of a file and the source that reads it: the first that matches; (1.1)
     a file matched by a coups source and a wagers source is read by both (the first of
     each), unless an events source reads it first."""
-    first = matching[0]
-    if first.layout == "events":
-        return Export(path, first)
-    coups = next((s for s in matching if s.layout == "coups"), None)
-    wagers = next((s for s in matching if s.layout == "wagers"), None)
-    if coups is None or wagers is None:
-        lacking = [c for c in first.needed if c not in first.columns]
-        if lacking:  # a wagers source that joins by round, its file read as wagers only
-            raise ProfileError(
-                f"{profile.path}: source {first.name!r}.columns.{lacking[0]}: is needed by "
-                f'the wagers layout (join = "round"): {path.name} is read as wagers only, '
-                "so its rows join their rounds by table_id, shoe_id and round")
-        return Export(path, first)
-    where = f"{profile.path}: source {wagers.name!r}"
-    if wagers.join_set:
-        raise ProfileError(f"{where}.join: must not be set: {path.name} is read as both "
-                           f"coups (source {coups.name!r}) and wagers, and a record's wager "
-                           "joins the coup made from that record")
-    for key in ("table_id", "shoe_id", "round"):
-        if coups.columns.get(key) != wagers.columns.get(key):
-            raise ProfileError(
-                f"{where}.columns.{key}: must be the coups source {coups.name!r}'s own "
-                f"(its {key}: {_written(coups.columns.get(key))}), as {path.name} is read "
-                "as both coups and wagers")
+    check_readers(profile, path, readers)
+    if len(readers) == 1:
+        return Export(path, readers[0])
+    coups, wagers = readers
     return Export(path, coups, also=wagers, companion=Export(path, wagers))
-
-
-def _written(mapping) -> str:
-    return "not mapped" if mapping is None else mapping.key
 
 
 def _cells(out: Translated, number: int, export: Export,

@@ -104,6 +104,14 @@ class Translated:
             + counts["reported_without_events"])
         return counts
 
+    def shoes_unrecorded(self) -> frozenset[str]:
+        """The tables given by coups sources that make no shuffles (no shoe_starts): their
+        shoes are not recorded, and no round of theirs lacks a shuffle it could have had
+        (export-profiles-v1: rules on shoes are not evidenced, and no finding per shoe
+        says so)."""
+        return frozenset(t for t, marks in self.tables.items()
+                         if "coups" in marks and "shoe_starts" not in marks)
+
     def named(self) -> list[tuple[LogSource, InputFile, RawFile | spill.Spilled]]:
         """Each export file as the audit reads a log file: where it is, what it is (its
         rows: the events made from it) and its events (held, or spilled by table)."""
