@@ -1327,3 +1327,135 @@ def test_every_hand_of_a_box_in_one_row_is_laid_as_dealt(tmp_path):
     (tmp_path / "hand").mkdir()
     result, _, _ = _bj(tmp_path / "hand", rows, columns, source=_BRACKETED)
     assert result.exit_code == 2 and "columns.hand" in result.output
+
+
+# --- (1.1) exports with no clock; format 1.3: a table whose rows all lack ts
+
+
+def test_a_hand_history_table_with_no_times_is_no_input_finding(tmp_path):
+    sim = baccarat.simulate(rounds=30, tables=2, seed=31, faults=0.0)
+    events = sim.events.with_columns(pl.col(pl.Enum).cast(pl.String))
+    write_house_rules(sim.tables, tmp_path / "house.toml")
+    # BAC-01 records no times at all; BAC-02 has one row without its ts
+    first = events.filter(pl.col("table_id") == "BAC-02")["seq"].min()
+    untimed = events.with_columns(
+        pl.when((pl.col("table_id") == "BAC-01")
+                | ((pl.col("table_id") == "BAC-02") & (pl.col("seq") == first + 5)))
+        .then(None).otherwise(pl.col("ts")).alias("ts"))
+    write_events(untimed, tmp_path / "log.jsonl", "jsonl")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["audit", str(tmp_path / "log.jsonl"), "--house",
+                                       str(tmp_path / "house.toml"), "--out", str(out),
+                                       "--no-report", "-q"])
+    assert result.exit_code in (0, 1), result.output
+    found = pl.read_parquet(out / "findings.parquet")
+    lacking = found.filter(pl.col("field") == "ts")
+    assert lacking.select("rule_id", "table_id").rows() == [("IN004", "BAC-02")]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["period"]["times"] == "partly recorded"
+    assert summary["period"]["untimed_tables"] == ["BAC-01"]
+    assert summary["rounds"]["reported"] == 0
+    told = {r["rule_id"]: r for r in summary["coverage"]["by_rule"]}
+    assert all(r["state"] != "not_judged" or "times" not in REGISTRY.get(i).needs
+               for i, r in told.items())
+    # a window cannot apply to it: exit 2 naming the table
+    windowed = CliRunner().invoke(main, ["audit", str(tmp_path / "log.jsonl"), "--house",
+                                         str(tmp_path / "house.toml"), "--out",
+                                         str(tmp_path / "w"), "--no-report", "-q",
+                                         "--gaming-day", "2026-11-01"])
+    assert windowed.exit_code == 2 and "table BAC-01 records no times" in windowed.output
+
+
+def test_exports_with_no_clock_are_read_in_path_order_and_filed_on_the_day_given(tmp_path):
+    style = exports.BoxStyle(rounds=False, clock=False)
+    _boxes_day(tmp_path, 41, 0.2, style, rounds=80)
+    x = tmp_path / "x"
+    # the day split in two files: taken in the byte order of their paths
+    path = x / "bj-boxes-day.csv"
+    rows = pl.read_csv(path, infer_schema=False)
+    half = rows.height // 2
+    rows.head(half).write_csv(x / "bj-boxes-day-1.csv")
+    rows.tail(rows.height - half).write_csv(x / "bj-boxes-day-2.csv")
+    path.unlink()
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    rows.write_csv(whole / "bj-boxes-day.csv")
+    (whole / "profile.toml").write_text((x / "profile.toml").read_text())
+    house = str(tmp_path / "house.toml")
+    runner = CliRunner()
+
+    def audited(folder: Path, out: Path, *more: str):
+        result = runner.invoke(main, ["audit", str(folder), "--profile",
+                                      str(folder / "profile.toml"), "--house", house,
+                                      "--out", str(out), "--no-report", "-q", *more])
+        return result
+
+    assert audited(x, tmp_path / "split").exit_code == 1
+    assert audited(whole, tmp_path / "one").exit_code == 1
+    key = ["rule_id", "table_id", "shoe_id", "round"]
+    one = pl.read_parquet(tmp_path / "one" / "findings.parquet").select(key)
+    split = pl.read_parquet(tmp_path / "split" / "findings.parquet").select(key)
+    assert _sorted(split) == _sorted(one)
+    summary = json.loads((tmp_path / "split" / "summary.json").read_text())
+    assert summary["period"] == {"start": None, "end": None, "times": "not recorded",
+                                 "untimed_tables": ["BJ-01", "BJ-02"]}
+    told = audited(x, tmp_path / "w", "--from", "2026-11-01T20:00:00")
+    assert told.exit_code == 2 and "records no times" in told.output
+    # import: the day the rows are filed under is needed, and given
+    dataset = tmp_path / "dataset"
+    made = runner.invoke(main, ["import", str(x), "--profile", str(x / "profile.toml"),
+                                "--house", house, "--out", str(dataset)])
+    assert made.exit_code == 2 and "give --gaming-day" in made.output
+    assert not dataset.exists()
+    made = runner.invoke(main, ["import", str(x), "--profile", str(x / "profile.toml"),
+                                "--house", house, "--out", str(dataset),
+                                "--gaming-day", "2026-11-02"])
+    assert made.exit_code == 0, made.output
+    days = {p.name for p in dataset.glob("facility=*/gaming_day=*")}
+    assert days == {"gaming_day=2026-11-02"}
+    again = audited(dataset, tmp_path / "again") if False else runner.invoke(main, [
+        "audit", str(dataset), "--house", house, "--out", str(tmp_path / "again"),
+        "--no-report", "-q"])
+    assert again.exit_code == 1, again.output
+    assert (pl.read_parquet(tmp_path / "again" / "findings.parquet").to_dicts()
+            == pl.read_parquet(tmp_path / "split" / "findings.parquet").to_dicts())
+
+
+def test_a_feed_with_no_clock_names_its_shoes_by_their_count(tmp_path):
+    profile = """\
+[profile]
+name = "feed"
+version = 1
+
+[[source]]
+name = "feed"
+files = ["feed*.jsonl"]
+layout = "events"
+
+[source.columns]
+table_id = "t"
+game = { value = "baccarat" }
+event = "e"
+decks = "d"
+"""
+    lines = [{"t": "BAC-01", "e": "round_start"}, {"t": "BAC-01", "e": "round_end"},
+             {"t": "BAC-01", "e": "shuffle", "d": 8}, {"t": "BAC-01", "e": "round_start"},
+             {"t": "BAC-01", "e": "round_end"}, {"t": "BAC-01", "e": "shuffle", "d": 8}]
+    (tmp_path / "profile.toml").write_text(profile)
+    (tmp_path / "feed.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    read = translate(load_profile(tmp_path / "profile.toml"), [str(tmp_path / "feed.jsonl")])
+    assert read.events[0]["shoe_id"].to_list() == [
+        "BAC-01@start", "BAC-01@start", "BAC-01@1", "BAC-01@1", "BAC-01@1", "BAC-01@2"]
+
+
+def test_join_by_time_needs_times(tmp_path):
+    path = tmp_path / "profile.toml"
+    coups = _COUPS.replace('ts = "Start"\n', "")
+    wagers = _WAGERS.replace('layout = "wagers"', 'layout = "wagers"\njoin = "time"').replace(
+        'shoe_id = "S"\nround = "R"\n', 'ts = "When"\n')
+    path.write_text(coups + wagers)
+    result = CliRunner().invoke(main, ["profile", "check", str(path)])
+    assert result.exit_code == 2 and "source 'wagers'.join:" in result.output
+    path.write_text(_COUPS + wagers.replace('ts = "When"\n', ""))
+    result = CliRunner().invoke(main, ["profile", "check", str(path)])
+    assert result.exit_code == 2 and "source 'wagers'.columns.ts:" in result.output

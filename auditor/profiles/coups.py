@@ -12,7 +12,7 @@ from . import blackjack as bj
 from . import layouts
 from .layouts import FILE, INSTANT, ROW, SLOT, TABLE_ORDER
 from .model import Source
-from .translated import TEXT, Export, Translated, lines_text, note_table
+from .translated import TEXT, Translated, lines_text, note_table
 
 # The problems found here, by rule id (their titles and docs: auditor.rules.exports)
 EX_COUP_WITHOUT_KEY = "EX003"
@@ -46,24 +46,27 @@ def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFr
     baccarat = [n for n, e in enumerate(out.exports) if e.source.game == "baccarat"]
     again = (pl.int_range(pl.len()).over("table_id", "shoe_id", "round") > 0) & pl.col(
         FILE).is_in(baccarat)
-    # a blackjack round is its rows wherever they lie: in the place of its first
+    # a blackjack round is its rows wherever they lie (in any file of its source): in
+    # the place of its first
     first = pl.col(TABLE_ORDER).min().over("table_id", "shoe_id", "round")
-    coups = coups.with_columns(again.alias("_again"), first.alias(TABLE_ORDER))
+    coups = coups.with_columns(again.alias("_again"), pl.col(TABLE_ORDER).alias("_at"),
+                               first.alias(TABLE_ORDER))
     made, anchors, insured = [], [], []
-    for number, export in enumerate(out.exports):
-        source = export.source
-        mine = coups.filter(pl.col(FILE) == number)
-        if source.layout != "coups" or not mine.height:
+    sources = {id(e.source): e.source for e in out.exports if e.source.layout == "coups"}
+    for source in sources.values():
+        files = [n for n, e in enumerate(out.exports) if e.source is source]
+        mine = coups.filter(pl.col(FILE).is_in(files))
+        if not mine.height:
             continue
-        for line in mine.filter("_again")[v.LINE].to_list():
-            export.problems.append(Problem(
+        for number, line in mine.filter("_again").select(FILE, v.LINE).iter_rows():
+            out.exports[number].problems.append(Problem(
                 EX_COUP_GIVEN_TWICE, line, "round", None, "one row per round",
                 "The round is given by an earlier coup row too; it is withheld."))
         if source.shoe_starts:
-            mine = mine.with_columns(layouts.new_shoes(mine, number in derived).alias(
+            mine = mine.with_columns(layouts.new_shoes(mine, files[0] in derived).alias(
                 "_new_shoe"), _decks(out, mine, source).alias("_decks"))
         if source.game == "blackjack":
-            _dealer_cards_differ(export, mine)
+            _dealer_cards_differ(out, mine)
             events, marks = _blackjack_coups(mine, source)
             anchors.append(marks)
             made.append(events)
@@ -178,15 +181,15 @@ def _blackjack_begins(coups: pl.DataFrame, blackjack: list[int]) -> list[bool]:
     return begins
 
 
-def _dealer_cards_differ(export: Export, mine: pl.DataFrame) -> None:
+def _dealer_cards_differ(out: Translated, mine: pl.DataFrame) -> None:
     """Rows of a blackjack round whose dealer_cards differ from its first row's: each
     reported at its line, which withholds the round."""
     # a row whose list cell does not parse is reported for it (EX007), not for this
-    first = pl.col("_dealer").sort_by(FILE, ROW).first().over("table_id", "shoe_id", "round")
+    first = pl.col("_dealer").sort_by("_at").first().over("table_id", "shoe_id", "round")
     differ = mine.filter(~pl.col("_bad")).with_columns(first.alias("_first")).filter(
         pl.col("_dealer") != pl.col("_first"))
-    for line, round_ in differ.select(v.LINE, "round").iter_rows():
-        export.problems.append(Problem(
+    for number, line, round_ in differ.select(FILE, v.LINE, "round").iter_rows():
+        out.exports[number].problems.append(Problem(
             EX_DEALER_CARDS_DIFFER, line, "dealer_cards", None,
             "the dealer's cards of the round's first row",
             f"The row's dealer_cards differ from those of round {round_}'s first row; the "
