@@ -1459,3 +1459,152 @@ def test_join_by_time_needs_times(tmp_path):
     path.write_text(_COUPS + wagers.replace('ts = "When"\n', ""))
     result = CliRunner().invoke(main, ["profile", "check", str(path)])
     assert result.exit_code == 2 and "source 'wagers'.columns.ts:" in result.output
+
+
+# --- (1.1) coups without round numbers, the built-in columns, one file read as both
+
+
+def test_coups_without_round_numbers_are_numbered_within_each_shoe(tmp_path):
+    profile = _COUPS.replace('round = "R"\n', "").replace(
+        'layout = "coups"', 'layout = "coups"\nshoe_starts = "new_shoe_id"') + (
+        '\n[source.columns.decks]\nvalue = 8\n' if False else "")
+    profile = profile.replace('shoe_id = "S"', 'shoe_id = "S"\ndecks = { value = 8 }')
+    rows = ("T,S,Start,W,PP,BP,P1,P2,B1,B2\n"
+            "BAC-01,S1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n"
+            "BAC-01,S1,2026-11-01T20:01:00,P,8,5,8H,KD,2C,3S\n"
+            "BAC-01,S2,2026-11-01T20:02:00,P,8,5,8H,KD,2C,3S\n"
+            "BAC-01,S1,2026-11-01T20:03:00,P,8,5,8H,KD,2C,3S\n")   # S1 again: a new shoe
+    (tmp_path / "profile.toml").write_text(profile)
+    (tmp_path / "coups.csv").write_text(rows)
+    read = translate(load_profile(tmp_path / "profile.toml"), [str(tmp_path / "coups.csv")])
+    starts = read.events[0].filter(pl.col("event").is_in(["round_start", "shuffle"]))
+    assert starts.select("event", "shoe_id", "round", "line").rows() == [
+        ("round_start", "S1", "1", 2), ("round_start", "S1", "2", 3),
+        ("shuffle", "S2", "0", 4), ("round_start", "S2", "1", 4),
+        ("shuffle", "S1-2", "0", 5), ("round_start", "S1-2", "1", 5)]
+    # a derived round 1 is no evidence the shoe began in the log: S1 began before it
+    result = _audit(tmp_path, {"coups.csv": rows}, profile)
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet")
+    assert found.filter(pl.col("rule_id") == "IN016")["shoe_id"].to_list() == ["S1"], \
+        result.output
+    # profile check prints the rounds so derived for each table's first rows
+    check = CliRunner().invoke(main, ["profile", "check", str(tmp_path / "profile.toml"),
+                                      str(tmp_path / "coups.csv")])
+    assert check.exit_code == 0, check.output
+    assert ("table BAC-01: rounds derived from the rows: line 2: shoe S1 round 1, line 3: "
+            "shoe S1 round 2, line 4: shoe S2 round 1") in check.output
+
+
+@pytest.mark.parametrize(("clock", "rounds"), [
+    # the same ts: a box the round has already begins the next round
+    (True, [1, 1, 2, 2, 3]),
+    # no ts: a box later in the dealing order continues the round, an earlier one begins
+    # the next; other dealer's cards begin one too
+    (False, [1, 1, 2, 2, 3]),
+])
+def test_blackjack_rows_without_round_numbers_continue_a_round_as_the_contract_says(
+        tmp_path, clock, rounds):
+    start = "2026-11-01T20:00:00"
+    rows = ("T,S,Start,Box,Cards,Do,Dealer\n"
+            f"BJ-01,S1,{start},1,TS 9H,S,9C 8D\n"
+            f"BJ-01,S1,{start},3,TS 8H,S,9C 8D\n"
+            f"BJ-01,S1,{start},{'1' if clock else '2'},TS 7H,S,9C 8D\n"
+            f"BJ-01,S1,{start},5,TS 6H,S,9C 8D\n"
+            f"BJ-01,S1,{start},6,TS 5H,S,9C 7D\n")
+    columns = ('cards = "Cards"\nactions = "Do"\ndealer_cards = "Dealer"\n'
+               + ('ts = "Start"\n' if clock else ""))
+    _bj(tmp_path, rows, columns)
+    made = _replayed(tmp_path).filter(pl.col("event") == "card", pl.col("target") == "seat")
+    per_line = made.group_by("line").agg(pl.col("round").first()).sort("line")
+    assert per_line["round"].cast(pl.Int64).to_list() == rounds
+
+
+def test_the_built_in_row_and_file_columns_read_like_export_columns(tmp_path):
+    profile = _COUPS.replace('table_id = "T"', 'table_id = { sql = "SPLIT_PART(_file, \'.\', 1)" }'
+                             ).replace('round = "R"', 'round = "_row"').replace(
+        'files = ["coups*.csv"]', 'files = ["BAC*.csv"]')
+    rows = ("S,Start,W,PP,BP,P1,P2,B1,B2\n"
+            "S1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n"
+            "\n"                                      # a blank line: no record, no number
+            "S1,2026-11-01T20:01:00,P,8,5,8H,KD,2C,3S\n")
+    (tmp_path / "profile.toml").write_text(profile)
+    (tmp_path / "BAC-07.csv").write_text(rows)
+    read = translate(load_profile(tmp_path / "profile.toml"), [str(tmp_path / "BAC-07.csv")])
+    starts = read.events[0].filter(pl.col("event") == "round_start")
+    assert starts.select("table_id", "round", "line").rows() == [("BAC-07", "1", 2),
+                                                                 ("BAC-07", "2", 4)]
+    # an export's own column of that name wins, and profile check says so
+    (tmp_path / "BAC-07.csv").write_text("_row," + rows.replace("\n\n", "\n").replace(
+        "\nS1", "\n41,S1").replace("S,Start", "S,Start", 1))
+    read = translate(load_profile(tmp_path / "profile.toml"), [str(tmp_path / "BAC-07.csv")])
+    assert read.events[0].filter(pl.col("event") == "round_start")["round"].to_list() == [
+        "41", "41"]
+    check = CliRunner().invoke(main, ["profile", "check", str(tmp_path / "profile.toml"),
+                                      str(tmp_path / "BAC-07.csv")])
+    assert "has a column of its own named '_row': read in place of the built-in" in \
+        check.output
+
+
+_ONE_FILE = _COUPS.replace('files = ["coups*.csv"]', 'files = ["day*.csv"]') + """
+[[source]]
+name = "bets"
+files = ["day*.csv"]
+layout = "wagers"
+
+[source.columns]
+table_id = "T"
+shoe_id = "S"
+round = "R"
+seat = "Seat"
+bet = "Bet"
+amount = "Amt"
+pay = "Pay"
+collect = "Lost"
+
+[source.values.bet]
+P = "player"
+B = "banker"
+"""
+
+
+def test_one_file_is_read_as_both_coups_and_wagers(tmp_path):
+    rows = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2,Seat,Bet,Amt,Pay,Lost\n"
+            ",S1,0,2026-11-01T19:59:00,P,9,7,7S,2H,3D,4C,1,P,25,25,\n"       # no table
+            "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C,1,P,25,25,\n"
+            "BAC-01,S1,2,2026-11-01T20:01:00,B,5,8,2H,3D,4C,4S,1,P,25,,25\n"
+            "BAC-01,S1,3,2026-11-01T20:02:00,B,5,8,2H,3D,4C,4S,1,X,25,,25\n"   # X: unmapped
+            "BAC-01,S1,4,2026-11-01T20:03:00,P,9,7,7S,2H,3D,4C,2,B,25,25,\n")  # B paid: wrong
+    result = _audit(tmp_path, {"day.csv": rows}, _ONE_FILE)
+    assert result.exit_code == 1, result.output
+    found = pl.read_parquet(tmp_path / "out" / "findings.parquet").filter(
+        pl.col("rule_id") != "HR001")
+    assert sorted(found.select("rule_id", "line").rows()) == [
+        ("BA502", 6), ("EX001", 5), ("EX003", 2), ("IN014", 3)]
+    # the row without a table may have been round 1's: withheld, naming that row
+    assert "the row at line 2 (EX003) could not be placed" in found.filter(
+        pl.col("rule_id") == "IN014")["message"][0]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    export = summary["rows"]["export"]
+    assert export["read"] == 5 and export["made_events"] == 4
+    assert export["reported_without_events"] == 1 and summary["rows"]["balanced"]
+    assert summary["rounds"] == {"read": 4, "audited": 2, "reported": 2}
+    check = CliRunner().invoke(main, ["profile", "check", str(tmp_path / "profile.toml"),
+                                      str(tmp_path / "day.csv")])
+    assert "read as both coups (source coups) and wagers (source bets)" in check.output
+
+
+@pytest.mark.parametrize(("old", "new", "key"), [
+    ('layout = "wagers"', 'layout = "wagers"\njoin = "round"', "'bets'.join"),
+    ('seat = "Seat"', 'seat = "Seat"\nts = "Start"', None),
+    ('round = "R"\nseat', 'round = { sql = "R" }\nseat', "'bets'.columns.round"),
+])
+def test_one_file_two_layouts_needs_one_key_and_no_join(tmp_path, old, new, key):
+    profile = _ONE_FILE[:_ONE_FILE.index('name = "bets"')] + _ONE_FILE[
+        _ONE_FILE.index('name = "bets"'):].replace(old, new, 1)
+    rows = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2,Seat,Bet,Amt,Pay,Lost\n"
+            "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C,1,P,25,25,\n")
+    result = _audit(tmp_path, {"day.csv": rows}, profile)
+    if key is None:
+        assert result.exit_code in (0, 1), result.output
+        return
+    assert result.exit_code == 2 and f"source {key}:" in result.output, result.output

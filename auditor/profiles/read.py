@@ -732,10 +732,32 @@ def _withheld_said(findings: pl.DataFrame, said: pl.DataFrame) -> pl.DataFrame:
         "procedure is not judged.", "shoe_id", cause)).otherwise(pl.format(
         "Round {} of shoe {} is withheld for {}: it is reported, not judged.", "round",
         "shoe_id", cause))
-    return (findings.join(causes, on=_KEY, how="left", maintain_order="left", nulls_equal=True)
-            .with_columns(pl.when(warning & pl.col("_rule").is_not_null()).then(named)
+    findings = findings.join(causes, on=_KEY, how="left", maintain_order="left",
+                             nulls_equal=True)
+    # a round withheld for a row near it that could not be placed in a round (a coup row
+    # without its key, say): that row's finding, the nearest in the file
+    unplaced = (findings.filter(pl.col("rule_id").str.contains("^(IN|EX)") & ~warning
+                                & pl.col("round").is_null() & pl.col("line").is_not_null())
+                .select("file", pl.col("line").alias("_near"), pl.col("rule_id").alias("_what"))
+                .sort("_near"))
+    near = (findings.with_row_index("_i").filter(warning & pl.col("_rule").is_null()
+                                                 & pl.col("line").is_not_null())
+            .select("_i", "file", "line").sort("line")
+            .join_asof(unplaced, left_on="line", right_on="_near", by="file",
+                       strategy="nearest", check_sortedness=False)
+            .select("_i", "_near", "_what"))
+    findings = findings.with_row_index("_i").join(near, on="_i", how="left",
+                                                  maintain_order="left").drop("_i")
+    nearby = pl.format("Round {} of shoe {} is withheld: the row at line {} ({}) could not be "
+                       "placed in a round, and may be one of its rows; it is reported, not "
+                       "judged.", "round", "shoe_id", "_near", "_what")
+    placed = warning & pl.col("_rule").is_not_null()
+    unplaced_near = warning & pl.col("_rule").is_null() & pl.col("_near").is_not_null() & (
+        pl.col("round") > 0)
+    return (findings
+            .with_columns(pl.when(placed).then(named).when(unplaced_near).then(nearby)
                           .otherwise("message").alias("message"),
-                          pl.when(warning & pl.col("_rule").is_not_null())
-                          .then(pl.lit("a row withheld for an input finding"))
+                          pl.when(placed).then(pl.lit("a row withheld for an input finding"))
+                          .when(unplaced_near).then(pl.lit("a row not placed in a round"))
                           .otherwise("observed").alias("observed"))
-            .drop("_rule", "_at", "_causes"))
+            .drop("_rule", "_at", "_causes", "_near", "_what"))
