@@ -652,6 +652,27 @@ def test_exports_too_large_to_hold_are_read_a_part_of_tables_at_a_time(tmp_path,
     assert two.coverage.as_dict() == one.coverage.as_dict()
 
 
+@pytest.mark.parametrize("clock", [True, False])
+def test_box_rows_too_large_to_hold_are_read_a_part_of_tables_at_a_time(tmp_path, clock):
+    """(1.1) Bracketed lists, every hand of a box in one row, rounds numbered from the
+    rows, with or without a clock: read in parts as read whole."""
+    from auditor import budget
+
+    _boxes_day(tmp_path, 14, 0.2, exports.BoxStyle(rounds=False, clock=clock), rounds=120)
+    rs = load_rulesets()
+    house = load_house(tmp_path / "house.toml", rs, on=date(2026, 11, 1))
+    profile = load_profile(tmp_path / "x" / "profile.toml")
+    whole = translate(profile, [str(tmp_path / "x")])
+    parts = translate(profile, [str(tmp_path / "x")], memory=budget.PROCESS_BYTES + 1_500 * 100,
+                      workdir=tmp_path / "spill")
+    assert parts.spilled is not None
+    one = audit.run(whole.sources, house, rs, export=whole)
+    two = audit.run(parts.sources, house, rs, export=parts)
+    assert one.findings.height
+    assert two.findings.to_dicts() == one.findings.to_dicts()
+    assert parts.accounting() == whole.accounting()
+
+
 @pytest.mark.parametrize("game", ["baccarat", "blackjack"])
 def test_a_feed_without_shoe_or_round_finds_what_it_finds_with_them(tmp_path, game):
     """Shoes derived from the shuffles and rounds from the round_starts (export-profiles-
@@ -1608,3 +1629,51 @@ def test_one_file_two_layouts_needs_one_key_and_no_join(tmp_path, old, new, key)
         assert result.exit_code in (0, 1), result.output
         return
     assert result.exit_code == 2 and f"source {key}:" in result.output, result.output
+
+
+@pytest.fixture(scope="module")
+def _faulty_blackjack(tmp_path_factory):
+    """A faulty blackjack day, its house rules and its hand history's findings."""
+    folder = tmp_path_factory.mktemp("bj")
+    sim = blackjack.simulate(rounds=90, tables=2, seed=17, faults=0.3)
+    write_events(sim.events, folder / "log.jsonl", "jsonl")
+    write_house_rules(sim.tables, folder / "house.toml", blackjack=sim.house)
+    rs = load_rulesets()
+    house = load_house(folder / "house.toml", rs, on=date(2026, 11, 1))
+    return sim, house, audit.run(expand([str(folder / "log.jsonl")]), house, rs).findings
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(rounds=st.booleans(), clock=st.booleans(), as_json=st.booleans(), spaced=st.booleans(),
+       cents=st.booleans(), split=st.booleans())
+def test_any_box_rows_read_through_their_profile(_faulty_blackjack, tmp_path_factory, rounds,
+                                                 clock, as_json, spaced, cents, split):
+    """(1.1) Box rows drawn with or without round numbers and times, as JSON or Python
+    lists, spaced or not, their wagers' amounts in cents through SQL, in one file or
+    two: the findings of the hand history on every rule they evidence."""
+    sim, house, hand_history = _faulty_blackjack
+    folder = tmp_path_factory.mktemp("boxes")
+    style = exports.BoxStyle(rounds=rounds, clock=clock, json=as_json, spaced=spaced)
+    boxes = exports.blackjack_boxes(sim.events, style)
+    parts = [boxes.head(boxes.height // 2), boxes.tail(boxes.height - boxes.height // 2)] \
+        if split else [boxes]
+    for n, part in enumerate(parts):
+        part.write_csv(folder / f"bj-boxes-{n}.csv")
+    profile = exports.boxes_profile(style)
+    if rounds:
+        wagers = exports.blackjack_wagers(sim.events)
+        if cents:
+            wagers = wagers.with_columns((pl.col("Amount") * 100).round().cast(pl.Int64)
+                                         .alias("Amount"))
+            profile = profile.replace('amount = "Amount"',
+                                      'amount = { sql = "Amount / 100.0" }')
+        wagers.write_csv(folder / "bj-wagers-day.csv")
+    (folder / "profile.toml").write_text(profile)
+    read = translate(load_profile(folder / "profile.toml"), [str(folder)])
+    result = audit.run(read.sources, house, load_rulesets(), export=read)
+    coverage = result.coverage
+    lost = _expressible(sim.truth, coverage)
+    expected = coverage.keep(hand_history).select(KEY).unique().join(lost, on=KEY[1:],
+                                                                     how="anti")
+    found = result.findings.select(KEY).unique().join(lost, on=KEY[1:], how="anti")
+    assert _sorted(found) == _sorted(expected)

@@ -508,6 +508,12 @@ class BoxStyle:
 
     rounds: bool = True
     clock: bool = True
+    json: bool = False  # the lists as JSON writes them (else as Python's literals)
+    spaced: bool = True  # a space after each comma
+
+    def written(self, value: list) -> str:
+        text = json.dumps(value) if self.json else str(value)
+        return text if self.spaced else text.replace(", ", ",")
 
 
 def blackjack_boxes(events: pl.DataFrame, style: BoxStyle | None = None) -> pl.DataFrame:
@@ -518,7 +524,7 @@ def blackjack_boxes(events: pl.DataFrame, style: BoxStyle | None = None) -> pl.D
     rounds = events.filter(pl.col("round") > 0).sort("table_id", "seq")
     rows = []
     for key, played in rounds.group_by("table_id", "shoe_id", "round", maintain_order=True):
-        rows += _box_rows(key, played)
+        rows += _box_rows(key, played, style)
     frame = pl.DataFrame(rows, schema={"Table": pl.String, "Shoe": pl.String,
                                        "Round": pl.String, "Start": pl.String,
                                        "Box": pl.String, "Cards": pl.String,
@@ -527,7 +533,7 @@ def blackjack_boxes(events: pl.DataFrame, style: BoxStyle | None = None) -> pl.D
     return frame.drop(*([] if style.rounds else ["Round"]), *([] if style.clock else ["Start"]))
 
 
-def _box_rows(key: tuple, played: pl.DataFrame) -> list[tuple]:
+def _box_rows(key: tuple, played: pl.DataFrame, style: BoxStyle) -> list[tuple]:
     table, shoe, number = key
     start = played.filter(pl.col("event") == "round_start")
     when = _wall_clock_value(start["ts"][0] if start.height else played["ts"][0])
@@ -567,8 +573,9 @@ def _box_rows(key: tuple, played: pl.DataFrame) -> list[tuple]:
     for seat in seats:
         hands = sorted({h for s, h in [*listed, *decisions] if s == seat})
         out.append((table, shoe, str(number), when, str(seat),
-                    str([listed.get((seat, h), []) for h in hands]),
-                    str([decisions.get((seat, h), []) for h in hands]), str(dealer)))
+                    style.written([listed.get((seat, h), []) for h in hands]),
+                    style.written([decisions.get((seat, h), []) for h in hands]),
+                    style.written(dealer)))
     return out
 
 
