@@ -1033,19 +1033,21 @@ def test_sql_results_are_read_by_value_whatever_their_type():
     from auditor.profiles.cells import sql_cells
     from auditor.profiles.model import Mapping, Source
 
-    frame = pl.DataFrame({"c": [20000, 1234, 12345, 300, 350], "s": ["3.0", "3.5", "4", "x", "7"]})
+    frame = pl.DataFrame({"c": [20000, 1234, 12345, 300, 350, None],
+                          "s": ["3.0", "3.5", "4", "x", "7", None]})
     columns = {"amount": Mapping(sql="c / 100.0"), "pay": Mapping(sql="c / 1000.0"),
                "push": Mapping(sql="CAST(c AS DOUBLE) / 100 + 0.1 + 0.2 - 0.3"),
                "seat": Mapping(sql="c / 100.0"), "round": Mapping(sql="CAST(c AS DOUBLE) / 100"),
                "decks": Mapping(sql="TRY_CAST(s AS DOUBLE)")}
     read = {s.name: s.to_list() for s in sql_cells(frame, Source("s", ("*",), "wagers",
                                                                   columns=columns))}
-    assert read["amount"] == ["200", "12.34", "123.45", "3", "3.5"]
-    assert read["pay"] == ["20", "1.234", "12.345", "0.3", "0.35"]  # 12.345: three decimals
+    # an empty cell stays empty (a decimal's too)
+    assert read["amount"] == ["200", "12.34", "123.45", "3", "3.5", None]
+    assert read["pay"] == ["20", "1.234", "12.345", "0.3", "0.35", None]  # 12.345: 3 decimals
     assert read["push"] == read["amount"]  # a float's error is no extra decimal
     # an integer column takes 3.0 as 3 and 3.5 as a bad value (kept as written)
-    assert read["seat"] == read["round"] == ["200", "12.34", "123.45", "3", "3.5"]
-    assert read["decks"] == ["3", "3.5", "4", None, "7"]
+    assert read["seat"] == read["round"] == ["200", "12.34", "123.45", "3", "3.5", None]
+    assert read["decks"] == ["3", "3.5", "4", None, "7", None]
 
 
 _BJ = """\

@@ -62,7 +62,7 @@ def by_value(expr: pl.Expr, dtype: pl.DataType, column: str) -> pl.Expr:
     if isinstance(dtype, pl.Decimal):
         written = expr.cast(pl.String).str.strip_chars()
         written = written.str.replace(r"\.0*$", "").str.replace(r"(\.\d*?[1-9])0+$", "${1}")
-        return pl.when(written != "-0").then(written).otherwise(pl.lit("0"))
+        return pl.when(written == "-0").then(pl.lit("0")).otherwise(written)
     if not dtype.is_float():
         return text(expr)
     error = _MONEY_ERROR if column in _MONEY_COLUMNS else _FLOAT_ERROR
