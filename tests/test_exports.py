@@ -659,6 +659,12 @@ def test_box_rows_too_large_to_hold_are_read_a_part_of_tables_at_a_time(tmp_path
     from auditor import budget
 
     _boxes_day(tmp_path, 14, 0.2, exports.BoxStyle(rounds=False, clock=clock), rounds=120)
+    # a cell of the second table's that does not parse: said in the part that reads it
+    path = tmp_path / "x" / "bj-boxes-day.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    at = max(n for n, line in enumerate(lines) if line.startswith("BJ-02"))
+    lines[at] = lines[at].replace("]]", "]", 1)
+    path.write_text("".join(lines))
     rs = load_rulesets()
     house = load_house(tmp_path / "house.toml", rs, on=date(2026, 11, 1))
     profile = load_profile(tmp_path / "x" / "profile.toml")
@@ -668,7 +674,7 @@ def test_box_rows_too_large_to_hold_are_read_a_part_of_tables_at_a_time(tmp_path
     assert parts.spilled is not None
     one = audit.run(whole.sources, house, rs, export=whole)
     two = audit.run(parts.sources, house, rs, export=parts)
-    assert one.findings.height
+    assert one.findings.filter(pl.col("rule_id") == "EX007")["line"].to_list() == [at + 1]
     assert two.findings.to_dicts() == one.findings.to_dicts()
     assert parts.accounting() == whole.accounting()
 

@@ -204,7 +204,7 @@ def _finish(out: Translated) -> None:
                 EX_VALUE_NOT_MAPPED, first, column, value,
                 f"a value [source.values.{column}] lists",
                 f"{rows_text(rows)} {column} {value!r}, which the source "
-                f"{(companion_source(export, column) or source).name!r} does not map "
+                f"{(_companion_source(export, column) or source).name!r} does not map "
                 f"({lines_text(first, last)}){withheld}."))
         if export.differ_found:
             _differing(export, source.repeat_key, *export.differ_found)
@@ -218,7 +218,7 @@ def _count(n: int, what: str) -> str:
     return f"1 {what} is" if n == 1 else f"{n} {what}s are"
 
 
-def companion_source(export: Export, column: str) -> Source | None:
+def _companion_source(export: Export, column: str) -> Source | None:
     """The source of a file read twice (one file, two layouts) whose value map of
     `column` it is, where only the second reading maps it."""
     if export.also is None or column in export.source.values:
@@ -364,7 +364,7 @@ def _file_cells(out: Translated, number: int, export: Export,
     if source.cards is not None and "card" in frame.columns:
         frame = frame.with_columns(_cards_read(source.cards, frame.get_column("card")))
     if lists:
-        frame = frame.with_columns(_hand_lists(out, number, export, raw, typed, lines, first))
+        frame = frame.with_columns(_hand_lists(out, number, export, raw, typed, lines))
     elif source.layout == "coups":
         frame = _coup_cards(frame, raw, typed, source)
     frame = frame.with_columns(raw.get_column(k).cast(pl.String).alias(f"_key:{k}")
@@ -422,7 +422,7 @@ INSURANCE = "insurance"
 
 
 def _hand_lists(out: Translated, number: int, export: Export, raw: pl.DataFrame,
-                typed: pl.DataFrame | None, lines: pl.Series, first: bool) -> list[pl.Series]:
+                typed: pl.DataFrame | None, lines: pl.Series) -> list[pl.Series]:
     """A blackjack coup row's lists: `_cards` (its hands' cards, read by the notation,
     each hand a list: one hand, or (1.1) every hand of the box), `_actions` (aligned with
     them, through [source.values.action]), `_dealer` (the dealer's cards), `_nested`
@@ -436,11 +436,11 @@ def _hand_lists(out: Translated, number: int, export: Export, raw: pl.DataFrame,
     for name in LIST_COLUMNS:
         cells_of = _list_cells(raw, typed, source, name)
         found = hands_of(cells_of, source.lists, separator)
-        if first:
-            for line, cell in zip(lines.filter(found["bad"]).to_list(),
-                                  cells_of.cast(pl.String).filter(found["bad"]).to_list(),
-                                  strict=True):
-                export.problems.append(_list_problem(source, name, line, cell))
+        # said on every read: a read in parts holds each row once (by its table)
+        for line, cell in zip(lines.filter(found["bad"]).to_list(),
+                              cells_of.cast(pl.String).filter(found["bad"]).to_list(),
+                              strict=True):
+            export.problems.append(_list_problem(source, name, line, cell))
         bad = bad | found["bad"]
         read[name] = found
     cards, actions, dealer = (read[n] for n in LIST_COLUMNS)
@@ -452,16 +452,15 @@ def _hand_lists(out: Translated, number: int, export: Export, raw: pl.DataFrame,
                  | (actions["nested"] & ~cards["nested"]
                     & (cards["hands"].list.first().list.len() > 0)))
     twice = dealer["nested"] & (dealer["hands"].list.len() > 1)
-    if first:
-        for mask, name, why in ((unaligned & ~bad, "actions",
-                                 "cards and actions must both hold every hand of the box "
-                                 "(a list of lists), or both one hand"),
-                                (twice & ~bad, "dealer_cards",
-                                 "the dealer's cards are one list, not a list of lists")):
-            for line in lines.filter(mask).to_list():
-                export.problems.append(Problem(
-                    EX_LIST_UNREADABLE, line, name, None, "lists aligned with the hands",
-                    f"The row's {name}: {why}; its round is withheld."))
+    for mask, name, why in ((unaligned & ~bad, "actions",
+                             "cards and actions must both hold every hand of the box "
+                             "(a list of lists), or both one hand"),
+                            (twice & ~bad, "dealer_cards",
+                             "the dealer's cards are one list, not a list of lists")):
+        for line in lines.filter(mask).to_list():
+            export.problems.append(Problem(
+                EX_LIST_UNREADABLE, line, name, None, "lists aligned with the hands",
+                f"The row's {name}: {why}; its round is withheld."))
     bad = bad | unaligned | twice
     if nested.any() and "hand" in source.columns:
         line = lines.filter(nested).first()
@@ -723,9 +722,8 @@ def _withheld_said(findings: pl.DataFrame, said: pl.DataFrame) -> pl.DataFrame:
     findings = (findings.join(only_said, on=_KEY, how="left", maintain_order="left",
                               nulls_equal=True)
                 .filter(~(pl.col("_only").fill_null(False) & warning)).drop("_only"))
-    more = pl.when(pl.col("_causes") > 2).then(pl.format(" and {} more", pl.col("_causes") - 1)
-                                               ).when(pl.col("_causes") == 2).then(
-        pl.lit(" and 1 more")).otherwise(pl.lit(""))
+    more = pl.when(pl.col("_causes") > 1).then(
+        pl.format(" and {} more", pl.col("_causes") - 1)).otherwise(pl.lit(""))
     cause = pl.format("the input finding at line {} ({}){}", "_at", "_rule", more)
     named = pl.when(pl.col("round") == 0).then(pl.format(
         "The shoe-level events of shoe {} before round 1 are withheld for {}; its shoe "
