@@ -479,6 +479,8 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
             raise AuditError(_too_large(exc.table, exc.rows, most, limit, 0, True)) from None
     if not allow_empty:
         _refuse_empty(log, export)
+    if export is not None:
+        log.shoes_unrecorded = export.shoes_unrecorded()
     log.scope = Scope(tuple(range(len(sources), len(sources) + len(context))), window)
     on = _first_day(log, len(sources), window)
     setting = Setting(log, house, rs, on)
@@ -513,6 +515,13 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
     findings = pl.concat([fnd.from_problems(totals.problems, log.files), *found])
     coverage = of_log(totals.tables, export.tables if export else None,
                       export.unordered if export else None)
+    untimed = coverage.untimed()
+    if window is not None and untimed:
+        raise AuditError(
+            f"table {untimed[0]}" + (f" (and {len(untimed) - 1} other table(s))"
+                                     if len(untimed) > 1 else "")
+            + " records no times (no row has a ts): a window (--gaming-day, --from, "
+            "--until) cannot apply to it; audit it without one")
     findings = coverage.keep(findings)
     if export is not None:
         findings = quiet(export, findings)

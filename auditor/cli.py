@@ -771,10 +771,15 @@ def profile_check(profile_path, logs):
     """Check PROFILE (every key), and with LOGs which source reads each file, the files
     skipped, the mapped columns a file lacks and every value no map covers. Exit 2 where
     the profile is invalid or an audit of these files could not run."""
-    from .budget import BudgetError, default_bytes, export_text_limit
     from .ingest.sources import SourceError
     from .profiles import ProfileError
-    from .profiles.files import absent_message, files_named, look, sources_of
+    from .profiles.files import (
+        check_readers,
+        files_named,
+        look,
+        readers_of,
+        sources_of,
+    )
     from .profiles.load import load
 
     try:
@@ -787,7 +792,7 @@ def profile_check(profile_path, logs):
         files = files_named(logs)
     except SourceError as exc:
         raise Failure(str(exc)) from None
-    failures, counts = [], {"read": 0, "skipped": 0}
+    failures, counts, derived = [], {"read": 0, "skipped": 0}, []
     kinds: dict[str, dict[str, str]] = {}  # per kind of source, each table and a source
     for path, named in files:
         matched = sources_of(read, path)
@@ -799,43 +804,105 @@ def profile_check(profile_path, logs):
                                 "reads it")
             continue
         counts["read"] += 1
-        source = matched[0]
-        also = f"; also matched by {', '.join(s.name for s in matched[1:])}" \
-            if len(matched) > 1 else ""
+        readers = readers_of(read, path)
+        also = [s for s in matched if s not in readers]
+        also = f"; also matched by {', '.join(s.name for s in also)}" if also else ""
         try:
-            found = look(path, source, export_text_limit(default_bytes()))
-        except (ProfileError, BudgetError) as exc:  # what stops an audit of the file
+            check_readers(read, path, readers)
+        except ProfileError as exc:
             click.echo(str(exc))
             failures.append(str(exc))
             continue
-        except Exception as exc:  # noqa: BLE001 - any reason a file cannot be read
-            click.echo(f"{path}: source {source.name}{also}; cannot be read ({exc})")
-            continue
-        click.echo(f"{path}: source {source.name}{also}; {found.rows} row(s)")
-        kinds.setdefault("events" if source.layout == "events" else "coups and wagers",
-                         {}).update({t: source.name for t in found.tables})
-        for column in found.twice:
-            click.echo(f"{path}: the header names the column {column!r} twice")
-            failures.append(f"{path} names the column {column!r} twice")
-        for column in found.missing:
-            click.echo(f"{path}: lacks the mapped column {column!r}")
-            if source.format_of(path.name) != "jsonl":
-                failures.append(f"{path} has no column {column!r}")
-        for key, column in found.absent:
-            failures.append(absent_message(path, source, key, column))
-        for canonical, value, rows, first in found.unmapped:
-            click.echo(f"{path}: {canonical}: {value!r} is in no value map ({rows} row(s), "
-                       f"first at line {first})")
+        if len(readers) > 1:
+            click.echo(f"{path}: read as both coups (source {readers[0].name}) and wagers "
+                       f"(source {readers[1].name}): one file, two layouts")
+        for source in readers:
+            found = _looked(path, source, also, failures, look)
+            if found is None:
+                continue
+            _said_of_file(path, source, found, failures)
+            if source.layout == "coups" and "round" not in source.columns:
+                derived.append(path)
+            kinds.setdefault("events" if source.layout == "events" else "coups and wagers",
+                             {}).update({t: source.name for t in found.tables})
     both = sorted(set(kinds.get("events", {})) & set(kinds.get("coups and wagers", {})))
     for table in both:
         click.echo(f"table {table}: given by an events source "
                    f"({kinds['events'][table]}) and by coups or wagers "
                    f"({kinds['coups and wagers'][table]})")
         failures.append(f"table {table} is given by sources of both kinds")
+    if derived and not failures:
+        _derived_rounds_said(read, derived, failures)
     if failures:
         raise Failure("; ".join(failures))
     files = f"; {counts['read']} file(s) read, {counts['skipped']} skipped" if logs else ""
     click.echo(f"profile check: the profile is valid{files}")
+
+
+def _looked(path, source, also: str, failures: list[str], look):
+    """What one source reads of a file (profile check), or None where it cannot be read:
+    a reason an audit would stop is a failure."""
+    from .budget import BudgetError, default_bytes, export_text_limit
+    from .profiles import ProfileError
+
+    try:
+        found = look(path, source, export_text_limit(default_bytes()))
+    except (ProfileError, BudgetError) as exc:  # what stops an audit of the file
+        click.echo(str(exc))
+        failures.append(str(exc))
+        return None
+    except Exception as exc:  # noqa: BLE001 - any reason a file cannot be read
+        click.echo(f"{path}: source {source.name}{also}; cannot be read ({exc})")
+        return None
+    click.echo(f"{path}: source {source.name}{also}; {found.rows} row(s)")
+    return found
+
+
+def _said_of_file(path, source, found, failures: list[str]) -> None:
+    """What profile check says of a file as one source reads it."""
+    from .profiles.files import absent_message
+
+    for column in found.own:
+        click.echo(f"{path}: has a column of its own named {column!r}: read in place of "
+                   "the built-in")
+    for column in found.twice:
+        click.echo(f"{path}: the header names the column {column!r} twice")
+        failures.append(f"{path} names the column {column!r} twice")
+    for column in found.missing:
+        click.echo(f"{path}: lacks the mapped column {column!r}")
+        if source.format_of(path.name) != "jsonl":
+            failures.append(f"{path} has no column {column!r}")
+    for key, column in found.absent:
+        failures.append(absent_message(path, source, key, column))
+    for canonical, value, rows, first in found.unmapped:
+        click.echo(f"{path}: {canonical}: {value!r} is in no value map ({rows} row(s), "
+                   f"first at line {first})")
+
+
+def _derived_rounds_said(profile, paths: list, failures: list[str]) -> None:
+    """(1.1) The rounds a coups source that maps no round numbers its rows with: the first
+    rows of each table, as the audit reads them."""
+    import polars as pl
+
+    from .ingest.sources import SourceError
+    from .profiles import ProfileError
+    from .profiles.read import translate
+
+    try:
+        read = translate(profile, [str(p) for p in dict.fromkeys(paths)])
+    except (ProfileError, SourceError) as exc:
+        click.echo(str(exc))
+        failures.append(str(exc))
+        return
+    events = [e for e in read.events if e.height]
+    if not events:
+        return
+    starts = pl.concat(events, how="diagonal_relaxed").filter(pl.col("event") == "round_start")
+    for table, *rows in sorted(starts.group_by("table_id").agg(
+            pl.col("shoe_id", "round", "line").head(5)).iter_rows(), key=lambda r: r[0] or ""):
+        said = ", ".join(f"line {line}: shoe {shoe} round {number}"
+                         for shoe, number, line in zip(*rows, strict=True))
+        click.echo(f"table {table}: rounds derived from the rows: {said}")
 
 
 
@@ -847,7 +914,11 @@ def profile_check(profile_path, logs):
               help="The house rules: the facility, and when a gaming day starts.")
 @click.option("--out", "out", required=True, type=click.Path(path_type=Path, file_okay=False),
               help="The dataset folder to write (hive layout).")
-def import_exports(logs, profile_path, house_path, out):
+@click.option("--gaming-day", "gaming_day", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="The gaming day the rows of tables that record no times are filed under "
+              "(needed where a table's exports have no ts); no window: a table with times "
+              "is filed by them.")
+def import_exports(logs, profile_path, house_path, out, gaming_day=None):
     """Read LOGS (a table system's exports) through PROFILE and write them as a Parquet
     dataset of the format's rows in hive layout, each row with its source_file and
     source_line; `auditor audit OUT` then gives the findings `audit --profile` gives."""
@@ -863,7 +934,11 @@ def import_exports(logs, profile_path, house_path, out):
     export = _exports(profile_path, logs, (), house)
     if out.exists() and any(out.iterdir()):
         raise Failure(f"{out}: the folder is not empty; import into a new folder")
-    rows = ds.write(export, house.facility or "unnamed", house.gaming_day_start, out)
+    try:
+        rows = ds.write(export, house.facility or "unnamed", house.gaming_day_start, out,
+                        gaming_day.date() if gaming_day else None)
+    except ds.DatasetError as exc:
+        raise Failure(str(exc)) from None
     counts = export.accounting()
     click.echo(f"{counts['read']} export rows read ({counts['repeats']} repeats, "
                f"{counts['no_event']} mapped to no event), {rows} rows written, "

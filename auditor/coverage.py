@@ -51,6 +51,8 @@ EVIDENCE: dict[str, str] = {
     # (1.1) a box settled by its net result (format 1.3 settle_net): decided per box
     "single_settlements": "single settlements are not recorded: the box was settled by its "
                           "net result (format 1.3 settle_net), which BJ707 and BA509 judge",
+    # (1.1; hand-history-v1 1.3, No clock) a table whose rows all lack ts
+    "times": "the exports record no times",
 }
 # Evidence decided per box, not per table: a table that records it may lack it on the
 # boxes of some rounds (coverage says how many, once)
@@ -68,7 +70,7 @@ def recorded(marks: set[str] | None) -> frozenset[str]:
     `notation:...`, `seq:derived`, `shoe_starts`, `settle_order` and `vig_order`."""
     if marks is None:
         return EVERYTHING
-    found: set[str] = set()
+    found: set[str] = {"times"}  # unless its rows have none (of_log)
     if "events" in marks:
         found |= _EVENTS
         if "seq:derived" in marks:
@@ -93,6 +95,10 @@ class Coverage:
     boxes settled by their net result (format 1.3 settle_net), on which the rules of
     single settlements are not judged (the rules skip those wagers: nothing is dropped
     here)."""
+
+    def untimed(self) -> list[str]:
+        """The tables whose rows record no times (hand-history-v1 1.3, No clock)."""
+        return sorted(t for t, (_, has) in self.tables.items() if "times" not in has)
 
     tables: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     unordered: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
@@ -202,13 +208,15 @@ def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
     history)."""
     found = Coverage()
     counted = tables.select("table_id", "game", "wager_rows", "irregularity_rows",
-                            "net_boxes")
-    for table, game, wagers, irregular, netted in counted.iter_rows():
+                            "net_boxes", "first")
+    for table, game, wagers, irregular, netted, first in counted.iter_rows():
         if table is None or game is None:
             continue
         has = set(recorded(None if marks is None else marks.get(table, set())))
         if not wagers:
             has.discard("wagers")
+        if first is None:  # no row of the table has a time (1.3)
+            has.discard("times")
         if not irregular:
             has.discard("irregularities")
         found.tables[table] = (game, frozenset(has))

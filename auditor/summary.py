@@ -229,6 +229,8 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
         "period": {
             "start": times.min().isoformat() if times.len() else None,
             "end": times.max().isoformat() if times.len() else None,
+            # (hand-history-v1 1.3, No clock) the tables whose rows record no times
+            **_untimed(result),
         },
         "window": result.scope.window.as_dict() if result.scope.window else None,
         "inputs": [_file(f) for n, f in enumerate(ing.files) if n not in context],
@@ -249,6 +251,16 @@ def build(result: AuditResult, run_at: datetime) -> dict[str, Any]:
         # how the audit ran: its memory budget, its parts and where they ran
         "execution": result.plan.as_dict() if result.plan is not None else None,
     }
+
+
+def _untimed(result: AuditResult) -> dict[str, Any]:
+    """"times": "recorded", "not recorded" (no table's rows have a time) or "partly
+    recorded", and the tables whose rows record none."""
+    tables = result.coverage.untimed() if result.coverage is not None else []
+    every = result.coverage.tables if result.coverage is not None else {}
+    state = ("recorded" if not tables else
+             "not recorded" if len(tables) == len(every) else "partly recorded")
+    return {"times": state, "untimed_tables": tables}
 
 
 def _by_severity(findings: pl.DataFrame) -> dict[str, int]:

@@ -33,7 +33,8 @@ def test_the_spec_example_loads_with_every_source_as_written():
     assert (coups.layout, rfid.layout, feed.layout) == ("coups", "wagers", "events")
     assert coups.delimiter == ";" and coups.timezone == "America/New_York"
     assert coups.game == "baccarat" and coups.columns["decks"].value == 8
-    assert coups.cards.player == ("P1", "P2", "P3") and coups.cards.none == ("", "-")
+    assert [m.column for m in coups.cards.player] == ["P1", "P2", "P3"]
+    assert coups.cards.none == ("", "-")
     assert rfid.join == "time" and rfid.columns["amount"].sql.startswith("CAST(")
     assert feed.repeat_key == ("FrameNo",) and feed.values["event"]["HEARTBEAT"] == ""
     assert feed.cards.index_base == 0 and feed.cards.index_suits == "CDHS"
@@ -68,7 +69,7 @@ MISTAKES = [
      "not a key"),
     ('action = "Decision"', 'action = "Decision"\npay = "Paid"', "source 'feed'.columns.pay",
      "not a key"),
-    ('round = "CoupNo"\n', "", "source 'coups'.columns.round", "needed by the coups"),
+    ('shoe_id = "ShoeBarcode"\n', "", "source 'coups'.columns.shoe_id", "needed by the coups"),
     ('game = { value = "baccarat" }', 'game = "Game"', "source 'coups'.columns.game",
      "constant"),
     ('game = { value = "baccarat" }', 'game = { value = "poker" }',

@@ -56,6 +56,8 @@ class Ingested:
 
 
 IN_COLUMN_MISSING = "IN003"
+# The prefix of the rules of exports read through a profile (auditor.rules.exports)
+EXPORT_RULES = "EX"
 CUT = {v.FILE_ID: pl.Int32, "rows": pl.Int64, "first_line": pl.Int64, "last_line": pl.Int64}
 MISSING_ROWS = {v.FILE_ID: pl.Int32, "field": pl.String, "rows": pl.Int64,
                 "first_line": pl.Int64, "last_line": pl.Int64}
@@ -106,6 +108,25 @@ def _fold_missing_columns(missing: list[MissingColumn],
     is_absent = (pl.col("rule_id") == schema.IN_FIELD_MISSING) & pl.struct(
         pl.col(v.FILE_ID).cast(pl.Int32), "field").is_in(absent.to_struct().implode())
     return problems.filter(is_absent), problems.filter(~is_absent)
+
+
+def _clockless(events: pl.DataFrame, row_problems: pl.DataFrame,
+               read: list[pl.DataFrame]) -> pl.DataFrame:
+    """(1.3, No clock) The row problems without a missing ts on the rows of a table whose
+    rows all lack ts (none has a time, nor a ts that is not one: `read`, the problems of
+    typing them): such a table is read without times. A table with some rows timed and
+    others not is judged as before."""
+    lacking = (pl.col("rule_id") == schema.IN_FIELD_MISSING) & (pl.col("field") == "ts")
+    if not row_problems.select(lacking.any()).item():
+        return row_problems
+    bad = pl.concat(read, how="diagonal_relaxed").filter(pl.col("field") == "ts").select(
+        pl.col(v.FILE_ID).cast(pl.Int32), pl.col(v.LINE).cast(pl.Int64))
+    timed = pl.concat([
+        events.filter(pl.col("time").is_not_null()).select("table_id"),
+        events.join(bad, on=[v.FILE_ID, v.LINE], how="semi").select("table_id")]).unique()
+    untimed = events.select(v.ROW, "table_id").join(timed, on="table_id", how="anti",
+                                                     nulls_equal=True)
+    return row_problems.filter(~(lacking & pl.col(v.ROW).is_in(untimed[v.ROW].implode())))
 
 
 def _missing_column_problems(missing: list[MissingColumn], folded: pl.DataFrame) -> pl.DataFrame:
@@ -162,7 +183,11 @@ def ingest_part(
     codes = events.get_column(compact.TABLE_CODE) if compact.TABLE_CODE in events else None
     events = events.drop(compact.TABLE_CODE, strict=False)
     row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
+    row_problems = _clockless(events, row_problems, problems)
     folded, row_problems = _fold_missing_columns(missing, row_problems)
+    # (1.3) a file's missing ts column is said where a row of a timed table lacks it
+    missing = [m for m in missing if m.column != "ts" or folded.filter(
+        (pl.col(v.FILE_ID) == m.file_id) & (pl.col("field") == "ts")).height]
     problems += [_missing_column_problems(missing, folded), row_problems]
     keyed = pl.all_horizontal(pl.col(KEY_COLUMNS).is_not_null())
     unplaced = events.filter(~keyed)
@@ -192,6 +217,9 @@ def ingest_part(
         problems.append(gaps)
     places = pl.concat([f.select(PLACE) for f in (ordered, unplaced)])
     located = _locate(pl.concat(problems), places)
+    if log.shoes_unrecorded:
+        located = located.filter(~((pl.col("rule_id") == sequence.IN_ROUND_WITHOUT_SHUFFLE)
+                                   & pl.col("table_id").is_in(list(log.shoes_unrecorded))))
     # withheld as a bad row's, not reported again: rows lacking a column their file does
     # not have (reported once per column), the rows before a gap in gapless seq, the
     # rows without a table counted and not held (reported once per file)
@@ -349,6 +377,7 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     A value that failed to parse and a later check on the same field of the
     same row are one problem: the first reported is kept.
     """
+    exported = pl.col("rule_id").str.starts_with(EXPORT_RULES)
     # only the rows that have problems are looked up (the event frame is large), by
     # file and line as one integer: a lookup of one key costs a fraction of a join on two
     line_key = pl.col(v.FILE_ID).cast(pl.Int64) * _LINES_PER_FILE + pl.col(v.LINE)
@@ -365,12 +394,17 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
             how="left",
             maintain_order="left",
         )
-        .with_columns(pl.coalesce(v.ROW, "_row").alias(v.ROW))
+        .with_columns(pl.coalesce(v.ROW, "_row").alias(v.ROW),
+                      pl.when(exported).then("observed").alias("_value"))
         .drop("_row")
-        .unique([v.FILE_ID, v.LINE, "field", "rule_id"], keep="first", maintain_order=True)
+        .unique([v.FILE_ID, v.LINE, "field", "rule_id", "_value"], keep="first",
+                maintain_order=True)
+        .drop("_value")
     )
-    # one finding per row and field: a parse failure explains the missing value
-    field_known = pl.col("field").is_not_null() & pl.col(v.ROW).is_not_null()
+    # one finding per row and field: a parse failure explains the missing value (an
+    # export's own findings are each said as found: two values of one column no map
+    # covers, first seen on one line, are two)
+    field_known = pl.col("field").is_not_null() & pl.col(v.ROW).is_not_null() & ~exported
     problems = pl.concat(
         [
             problems.filter(field_known).unique(

@@ -87,6 +87,9 @@ class Log:
     scope: Scope = field(default_factory=Scope)  # what is audited, what is context only
     hold_rows: int | None = None  # Parquet rows held at most (None: compact.ROWS_AT_MOST)
     max_line: int | None = None  # the longest line read (None: text.MAX_LINE_BYTES)
+    # exports: the tables whose exports record no shoes (coups without shoe_starts): a
+    # round there lacks no shuffle it could have had (IN013 is neither said nor withholds)
+    shoes_unrecorded: frozenset[str] = frozenset()
 
     def cuts(self) -> list[tuple[int, untabled.Cut]]:
         """Each file's rows without a table that were counted, not held."""

@@ -69,7 +69,10 @@ def coup_events(hands: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def _round_events(hands: pl.DataFrame) -> pl.DataFrame:
     """round_start, the dealer's cards and round_end, once per round."""
-    rounds = hands.sort(TABLE_ORDER, ROW).group_by(ROUND_KEY, maintain_order=True).first()
+    # (1.1) a row whose list cell does not parse gives them (its round is withheld, its
+    # finding at its line: an event there places it)
+    bad = pl.col("_bad").not_() if "_bad" in hands.columns else pl.lit(True)
+    rounds = hands.sort(TABLE_ORDER, bad, ROW).group_by(ROUND_KEY, maintain_order=True).first()
     keep = _keep()
     made = [rounds.select(*keep, _text("round_start").alias("event"),
                           pl.lit(ROUND_START).alias(SLOT),
@@ -152,11 +155,13 @@ def _split_boxes(split: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     rows, anchors = [], []
     keep = _keep()
     ordered = split.sort(*ROUND_KEY, "seat", "hand")
+    one_row = "_nested" in ordered.columns
     for _, box in ordered.group_by(*ROUND_KEY, "seat", maintain_order=True):
         base = box.row(0, named=True)
         hands = {int(r["hand"]): (list(r["_cards"] or []), list(r["_actions"] or []), r)
                  for r in box.iter_rows(named=True)}
-        for step, kind, hand, value, source in _lay_box(hands):
+        requests = one_row and bool(box["_nested"].any())
+        for step, kind, hand, value, source in _lay_box(hands, requests):
             row = {c: source[c] for c in keep}
             row.update(seat=base["seat"], hand=hand)
             at = int(base["seat"]) * _STEP
@@ -179,10 +184,12 @@ def _split_boxes(split: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return made, pl.DataFrame(anchors, schema=schema)
 
 
-def _lay_box(hands: dict[int, tuple[list, list, dict]]):
+def _lay_box(hands: dict[int, tuple[list, list, dict]], requests: bool = False):
     """(step, kind, hand, value, row) of a box that split, in the order dealt: `deal`
     (step 0 or 1: the first deal's passes), `card`, `action`, and anchors (`split`:
-    the hand a split made; `double`, `surrender`)."""
+    the hand a split made; `double`, `surrender`). `requests` (1.1, every hand of the
+    box in one row): a `hit` recorded on a one-card hand made or left by a split is the
+    request for its second card: it takes that card and is no decision."""
     pointer = {n: 1 for n in hands}
     state = {"next": 2, "step": 0}
 
@@ -193,10 +200,18 @@ def _lay_box(hands: dict[int, tuple[list, list, dict]]):
     def cards_of(n: int) -> list:
         return hands[n][0] if n in hands else []
 
-    def second(n: int, at: int):
-        """The card hand n takes as its second: where its next decision splits, the
-        first card of the hand that split makes; else its own next."""
+    def request(n: int, at: int) -> bool:
+        """Whether hand n's decision `at` is the request for its second card."""
         actions = hands[n][1] if n in hands else []
+        return requests and at < len(actions) and actions[at] == "hit"
+
+    def second(n: int, at: int):
+        """The card hand n takes as its second: where its next decision (past a request
+        for the card) splits, the first card of the hand that split makes; else its
+        own next."""
+        actions = hands[n][1] if n in hands else []
+        if request(n, at):
+            at += 1
         if at < len(actions) and actions[at] == "split":
             made = cards_of(state["next"])
             return made[0] if made else None
@@ -220,11 +235,16 @@ def _lay_box(hands: dict[int, tuple[list, list, dict]]):
             continue
         done.add(n)
         listed, actions, row = hands[n]
+        skip: set[int] = set()
         if n != 1:
+            if request(n, 0):
+                skip.add(0)
             card = second(n, 0)
             if card is not None:
                 yield tick(), "card", n, card, row
         for at, action in enumerate(actions):
+            if at in skip:
+                continue
             yield tick(), "action", n, action, row
             if action == "split":
                 made = state["next"]
@@ -232,6 +252,8 @@ def _lay_box(hands: dict[int, tuple[list, list, dict]]):
                 order.append(made)
                 order.sort()
                 yield tick(), "split", made, None, row
+                if request(n, at + 1):
+                    skip.add(at + 1)
                 card = second(n, at + 1)
                 if card is not None:
                     yield tick(), "card", n, card, row
@@ -258,6 +280,8 @@ def wager_events(wagers: pl.DataFrame, anchors: pl.DataFrame) -> pl.DataFrame:
     settlement at the check for a blackjack, a surrendered hand's settlement at the
     surrender, every other settlement after the dealer's play, in `settle_order`."""
     keep = _keep()
+    if "hand" not in wagers.columns:  # a wagers source without hands: hand 1
+        wagers = wagers.with_columns(pl.lit("1").alias("hand"))
     wagers = wagers.with_columns(
         pl.col("seat").cast(pl.Int64, strict=False).alias("_seat"),
         (pl.col("hand") if "hand" in wagers.columns else pl.lit("1")).cast(

@@ -12,13 +12,14 @@ from . import blackjack as bj
 from . import layouts
 from .layouts import FILE, INSTANT, ROW, SLOT, TABLE_ORDER
 from .model import Source
-from .translated import TEXT, Export, Translated, lines_text, note_table
+from .translated import TEXT, Translated, lines_text, note_table
 
 # The problems found here, by rule id (their titles and docs: auditor.rules.exports)
 EX_COUP_WITHOUT_KEY = "EX003"
 EX_COUP_GIVEN_TWICE = "EX004"
 EX_WAGER_WITHOUT_ROUND = "EX005"
 EX_DEALER_CARDS_DIFFER = "EX006"
+EX_INSURANCE_NOT_IN_WAGERS = "EX008"
 
 
 def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFrame:
@@ -26,46 +27,58 @@ def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFr
     for c in ("table_id", "shoe_id", "round", "ts"):
         if c not in coups.columns:
             coups = coups.with_columns(pl.lit(None, pl.String).alias(c))
-    keyed = pl.all_horizontal(pl.col("table_id", "shoe_id", "round").is_not_null())
+    # (1.1) the files of sources that leave round unmapped: their rows are numbered
+    derived = [n for n, e in enumerate(out.exports)
+               if e.source.layout == "coups" and "round" not in e.source.columns]
+    keyed = pl.all_horizontal(pl.col("table_id", "shoe_id").is_not_null()) & (
+        pl.col("round").is_not_null() | pl.col(FILE).is_in(derived))
     for row in coups.filter(~keyed).select(FILE, v.LINE).iter_rows():
         out.exports[row[0]].problems.append(Problem(
             EX_COUP_WITHOUT_KEY, row[1], None, None, "a table_id, shoe_id and round",
             "The coup row has no table_id, shoe_id or round; it makes no events."))
         out.exports[row[0]].unread += 1
     coups = layouts.file_order(coups.filter(keyed), paths).sort("table_id", TABLE_ORDER)
+    if derived:
+        coups = _derived_rounds(out, coups, derived)
     coups = coups.with_columns(_round_number())
+    out.row_rounds.append(coups.select(FILE, v.LINE, *bj.ROUND_KEY))
     # a baccarat round given twice: the second row is reported and the round withheld
     baccarat = [n for n, e in enumerate(out.exports) if e.source.game == "baccarat"]
     again = (pl.int_range(pl.len()).over("table_id", "shoe_id", "round") > 0) & pl.col(
         FILE).is_in(baccarat)
-    # a blackjack round is its rows wherever they lie: in the place of its first
+    # a blackjack round is its rows wherever they lie (in any file of its source): in
+    # the place of its first
     first = pl.col(TABLE_ORDER).min().over("table_id", "shoe_id", "round")
-    coups = coups.with_columns(again.alias("_again"), first.alias(TABLE_ORDER))
-    made, anchors = [], []
-    for number, export in enumerate(out.exports):
-        source = export.source
-        mine = coups.filter(pl.col(FILE) == number)
-        if source.layout != "coups" or not mine.height:
+    coups = coups.with_columns(again.alias("_again"), pl.col(TABLE_ORDER).alias("_at"),
+                               first.alias(TABLE_ORDER))
+    made, anchors, insured = [], [], []
+    sources = {id(e.source): e.source for e in out.exports if e.source.layout == "coups"}
+    for source in sources.values():
+        files = [n for n, e in enumerate(out.exports) if e.source is source]
+        mine = coups.filter(pl.col(FILE).is_in(files))
+        if not mine.height:
             continue
-        for line in mine.filter("_again")[v.LINE].to_list():
-            export.problems.append(Problem(
+        for number, line in mine.filter("_again").select(FILE, v.LINE).iter_rows():
+            out.exports[number].problems.append(Problem(
                 EX_COUP_GIVEN_TWICE, line, "round", None, "one row per round",
                 "The round is given by an earlier coup row too; it is withheld."))
         if source.shoe_starts:
-            mine = mine.with_columns(layouts.new_shoes(mine).alias("_new_shoe"),
-                                     _decks(out, mine, source).alias("_decks"))
+            mine = mine.with_columns(layouts.new_shoes(mine, files[0] in derived).alias(
+                "_new_shoe"), _decks(out, mine, source).alias("_decks"))
         if source.game == "blackjack":
-            _dealer_cards_differ(export, mine)
+            _dealer_cards_differ(out, mine)
             events, marks = _blackjack_coups(mine, source)
             anchors.append(marks)
             made.append(events)
+            insured.append(mine.filter("_insured").select(
+                *bj.ROUND_KEY, pl.col("seat").cast(pl.Int64, strict=False), FILE, v.LINE))
             note_table(out, mine, "coups", source.cards)
             note_table(out, mine, "decisions", None)
             _mark_shoe_starts(out, mine, source)
             continue
-        mine = mine.with_columns(pl.col(f"_card:{c}").alias(c) for c in
-                                 (*source.cards.player, *source.cards.banker))
-        events = layouts.coup_events(mine, list(source.cards.player), list(source.cards.banker),
+        names = list(source.card_columns)
+        events = layouts.coup_events(mine, [n for n in names if n.startswith("_card:player")],
+                                     [n for n in names if n.startswith("_card:banker")],
                                      "winner" in source.columns, bool(source.shoe_starts))
         # the second row of a round given twice keeps only its round_start, which
         # carries its finding and withholds the round
@@ -83,18 +96,100 @@ def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFr
     if by_layout["wagers"]:
         wagers = pl.concat(by_layout["wagers"], how="diagonal_relaxed")
         marks = pl.concat(anchors, how="diagonal_relaxed") if anchors else None
-        events = pl.concat([events, _joined_wagers(out, wagers, coups.filter(~pl.col("_again")),
-                                                   marks)], how="diagonal_relaxed")
+        joined, placed = _joined_wagers(out, wagers, coups.filter(~pl.col("_again")), marks)
+        events = pl.concat([events, joined], how="diagonal_relaxed")
+        if insured:
+            _insurance_without_wager(out, pl.concat(insured), placed)
     return layouts.numbered_made(events)
 
 
-def _dealer_cards_differ(export: Export, mine: pl.DataFrame) -> None:
+def _insurance_without_wager(out: Translated, insured: pl.DataFrame,
+                             placed: pl.DataFrame) -> None:
+    """(1.1) A box whose decisions say it took insurance, at a table whose wagers a
+    wagers source gives, with no wagers row of bet insurance for it: an input finding at
+    the coup's line (its round withheld: its insurance wager is not known)."""
+    tables = placed.get_column("table_id").unique()
+    rows = placed.filter(pl.col("bet") == "insurance").select(
+        *bj.ROUND_KEY, pl.col("seat").cast(pl.Int64, strict=False)).unique()
+    missing = insured.filter(pl.col("table_id").is_in(tables.implode())).join(
+        rows, on=[*bj.ROUND_KEY, "seat"], how="anti", nulls_equal=True).unique(
+        [FILE, v.LINE], maintain_order=True)
+    for number, line, seat in missing.select(FILE, v.LINE, "seat").iter_rows():
+        out.exports[number].problems.append(Problem(
+            EX_INSURANCE_NOT_IN_WAGERS, line, "actions", "insurance",
+            "a wagers row of bet insurance for the box",
+            f"Box {seat} took insurance, and no wagers row of the round has its insurance "
+            "wager; the round is withheld."))
+
+
+def _derived_rounds(out: Translated, coups: pl.DataFrame, derived: list[int]) -> pl.DataFrame:
+    """(1.1) `round` for the rows of `derived` files (coups sources that do not map it), in
+    table order: numbered within each shoe from 1. A shoe_id that comes back after
+    another shoe under shoe_starts is a new shoe (`-2`, `-3`, ... appended). A blackjack
+    row continues the round of the row before it when both have the same ts (or neither
+    has one), the same dealer_cards, and a box the round does not have yet (without a
+    ts: a box later in the dealing order than that row's)."""
+    mine = pl.col(FILE).is_in(derived)
+    restarts = [n for n in derived if out.exports[n].source.shoe_starts]
+    if restarts:
+        run = (pl.col("shoe_id") != pl.col("shoe_id").shift(1).over("table_id")).fill_null(
+            True).cum_sum().over("table_id")
+        coups = coups.with_columns(run.alias("_run"))
+        again = pl.col("_run").rank("dense").over("table_id", "shoe_id").cast(pl.Int64)
+        coups = coups.with_columns(
+            pl.when(pl.col(FILE).is_in(restarts) & (again > 1))
+            .then(pl.format("{}-{}", "shoe_id", again)).otherwise("shoe_id")
+            .alias("shoe_id")).drop("_run")
+    blackjack = [n for n in derived if out.exports[n].source.game == "blackjack"]
+    begins = pl.lit(True)
+    if blackjack:
+        begins = pl.Series("_begins", _blackjack_begins(coups, blackjack))
+        coups = coups.with_columns(begins)
+        begins = pl.col("_begins")
+    number = (begins & mine).cast(pl.Int64).cum_sum().over("table_id", "shoe_id")
+    return coups.with_columns(pl.when(mine).then(number.cast(pl.String))
+                              .otherwise(pl.col("round")).alias("round")).drop(
+        "_begins", strict=False)
+
+
+def _blackjack_begins(coups: pl.DataFrame, blackjack: list[int]) -> list[bool]:
+    """Whether each row (in table order) begins a round: a blackjack row of `blackjack`
+    files continues the round of the row before it (same table, shoe and dealer cards;
+    the same ts and a box the round lacks, or neither timed and a later box)."""
+    hand = pl.col("hand").cast(pl.Int64, strict=False).fill_null(1) if "hand" in (
+        coups.columns) else pl.lit(1)
+    rows = coups.select(
+        pl.col(FILE).is_in(blackjack).alias("bj"), "table_id", "shoe_id",
+        pl.col(INSTANT), pl.col("_dealer") if "_dealer" in coups.columns
+        else pl.lit(None, pl.List(pl.String)).alias("_dealer"),
+        pl.col("seat").cast(pl.Int64, strict=False).fill_null(-1), hand.alias("hand"))
+    begins: list[bool] = []
+    before = None
+    boxes: set[tuple] = set()
+    for bj_row, table, shoe, instant, dealer, seat, number in rows.iter_rows():
+        box = (seat, number)
+        dealer = tuple(dealer or ())
+        same = (bj_row and before is not None and before[0] == (table, shoe)
+                and before[2] == dealer)
+        if same and instant is not None and before[1] is not None:
+            same = instant == before[1] and box not in boxes
+        elif same:
+            same = instant is None and before[1] is None and box > before[3]
+        begins.append(not same)
+        boxes = boxes | {box} if same else {box}
+        before = ((table, shoe), instant, dealer, box)
+    return begins
+
+
+def _dealer_cards_differ(out: Translated, mine: pl.DataFrame) -> None:
     """Rows of a blackjack round whose dealer_cards differ from its first row's: each
     reported at its line, which withholds the round."""
-    first = pl.col("_dealer").sort_by(FILE, ROW).first().over("table_id", "shoe_id", "round")
-    differ = mine.filter(pl.col("_dealer") != first)
-    for line, round_ in differ.select(v.LINE, "round").iter_rows():
-        export.problems.append(Problem(
+    # a row whose list cell does not parse is reported for it (EX007), not for this
+    first = pl.col("_dealer").sort_by("_at").first().over("table_id", "shoe_id", "round")
+    differ = mine.filter(~pl.col("_bad")).with_columns(first.alias("_first")).filter(
+        pl.col("_dealer") != pl.col("_first"))
+    for number, line, round_ in differ.select(FILE, v.LINE, "round").iter_rows():
+        out.exports[number].problems.append(Problem(
             EX_DEALER_CARDS_DIFFER, line, "dealer_cards", None,
             "the dealer's cards of the round's first row",
             f"The row's dealer_cards differ from those of round {round_}'s first row; the "
@@ -128,13 +223,11 @@ def _mark_shoe_starts(out: Translated, mine: pl.DataFrame, source: Source) -> No
 
 def _blackjack_coups(mine: pl.DataFrame, source: Source) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A blackjack coups source's rows as events (and where its wagers go)."""
-    mine = mine.with_columns(
-        pl.col("seat").cast(pl.Int64, strict=False),
-        (pl.col("hand") if "hand" in mine.columns else pl.lit("1")).cast(
-            pl.Int64, strict=False).fill_null(1).alias("hand"))
+    mine = _hands(mine.with_columns(pl.col("seat").cast(pl.Int64, strict=False)))
     events, marks = bj.coup_events(mine)
     if source.shoe_starts:
-        shuffles = mine.filter("_new_shoe").select(
+        shuffles = mine.unique([FILE, ROW], keep="first", maintain_order=True).filter(
+            "_new_shoe").select(
             "table_id", "game", "shoe_id", v.LINE, FILE, ROW, TABLE_ORDER, "ts",
             pl.col("_decks").alias("decks")).with_columns(
             pl.lit("shuffle").alias("event"), pl.lit("0").alias("round"),
@@ -144,14 +237,39 @@ def _blackjack_coups(mine: pl.DataFrame, source: Source) -> tuple[pl.DataFrame, 
     return events, marks
 
 
+def _hands(rows: pl.DataFrame) -> pl.DataFrame:
+    """One row per hand: a row of one hand (`hand`, default 1) as it is; (1.1) a row
+    that holds every hand of its box, one row per hand, numbered from 1 in the order
+    listed, each with its cards and the decisions aligned with them."""
+    for name, dtype in (("_nested", pl.Boolean), ("_bad", pl.Boolean)):
+        if name not in rows.columns:
+            rows = rows.with_columns(pl.lit(False, dtype).alias(name))
+    count = pl.max_horizontal(pl.col("_cards").list.len(), pl.col("_actions").list.len(),
+                              pl.lit(1, pl.UInt32))
+    rows = rows.with_columns(pl.when("_nested").then(pl.int_ranges(0, count))
+                             .otherwise(pl.lit([0], pl.List(pl.Int64))).alias("_k"))
+    given = (pl.col("hand") if "hand" in rows.columns else pl.lit("1")).cast(
+        pl.Int64, strict=False).fill_null(1)
+    return rows.explode("_k").with_columns(
+        pl.col("_cards").list.get(pl.col("_k"), null_on_oob=True).fill_null([]),
+        pl.col("_actions").list.get(pl.col("_k"), null_on_oob=True).fill_null([]),
+        pl.when("_nested").then(pl.col("_k") + 1).otherwise(given).alias("hand"))
+
+
 def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
-                   anchors: pl.DataFrame | None) -> pl.DataFrame:
-    """Each wagers row with its round (by round or by time), as events where the game
-    puts them; a row that finds none is reported at its line. `anchors`: where a
-    blackjack round's decisions place its wagers."""
+                   anchors: pl.DataFrame | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Each wagers row with its round (by round, by time, or (1.1) the coup of its own
+    record), as events where the game puts them; a row that finds none is reported at
+    its line. `anchors`: where a blackjack round's decisions place its wagers. Also the
+    rows joined: (round key, seat, bet)."""
     for c in ("table_id", "shoe_id", "round", "ts", "settle_order", "vig_order", "vig_mode"):
         if c not in wagers.columns:
             wagers = wagers.with_columns(pl.lit(None, pl.String).alias(c))
+    # (1.1) a record read as both a coup and a wager: the wager joins the coup made from
+    # that record (a record whose coup has no key is reported by it, once)
+    shared = [n for n, e in enumerate(out.exports) if e.also is not None]
+    records = wagers.filter(pl.col(FILE).is_in(shared))
+    wagers = wagers.filter(~pl.col(FILE).is_in(shared))
     given = coups["table_id"].unique()
     elsewhere = wagers.filter(~pl.col("table_id").is_in(given.implode()))
     _report_tables_without_coups(out, elsewhere)
@@ -164,10 +282,16 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
                                                       keep="first", maintain_order=True)
     joined = []
     for number, export in enumerate(out.exports):
-        mine = wagers.filter(pl.col(FILE) == number)
-        if export.source.layout != "wagers" or not mine.height:
+        source = export.also if export.also is not None else export.source
+        mine = (records if export.also is not None else wagers).filter(pl.col(FILE) == number)
+        if source.layout != "wagers" or not mine.height:
             continue
-        if export.source.join == "round":
+        if export.also is not None:
+            found = mine.drop("table_id", "shoe_id", "round", "game", strict=False).join(
+                coups.unique([FILE, ROW]).select(
+                    FILE, ROW, "table_id", "shoe_id", "round", "game", TABLE_ORDER,
+                    pl.col("ts").alias("_round_ts")), on=[FILE, ROW], how="inner")
+        elif export.source.join == "round":
             found = mine.drop("game", strict=False).join(
                 rounds.drop(INSTANT, "_end", strict=False).with_columns(
                     pl.col("round").alias("_round")),
@@ -184,25 +308,28 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
         export.unread += lost.height
         # a row without a time of its own takes its round's (the timing is presumed)
         found = found.filter(pl.col(TABLE_ORDER).is_not_null())
+        out.row_rounds.append(found.select(FILE, v.LINE, "table_id", "shoe_id", "round"))
         if found.schema["ts"] != found.schema["_round_ts"]:
             found = found.with_columns(pl.col("ts", "_round_ts").cast(pl.String))
         found = found.with_columns(pl.coalesce("ts", "_round_ts").alias("ts"))
         joined.append(found)
         for table in found["table_id"].unique().to_list():
             out.tables.setdefault(table, set()).add("wagers")
-            if "settle_order" in export.source.columns:
+            if "settle_order" in source.columns:
                 out.tables[table].add("settle_order")
-            if "vig_order" in export.source.columns or "vig" not in export.source.columns:
+            if "vig_order" in source.columns or "vig" not in source.columns:
                 out.tables[table].add("vig_order")
     if not joined:
-        return pl.DataFrame()
+        return pl.DataFrame(), pl.DataFrame(schema={**{k: pl.String for k in bj.ROUND_KEY},
+                                                    "seat": pl.String, "bet": pl.String})
     frame = pl.concat(joined, how="diagonal_relaxed")
     has_vig_order = any("vig_order" in e.source.columns for e in out.exports)
     blackjack = pl.col("game") == "blackjack"
     events = [layouts.wager_events(frame.filter(~blackjack), has_vig_order)]
     if anchors is not None and frame.filter(blackjack).height:
         events.append(bj.wager_events(frame.filter(blackjack), anchors))
-    return _order_not_recorded(out, pl.concat(events, how="diagonal_relaxed"))
+    placed = frame.select(*bj.ROUND_KEY, pl.col("seat").cast(pl.String), "bet")
+    return _order_not_recorded(out, pl.concat(events, how="diagonal_relaxed")), placed
 
 
 def _order_not_recorded(out: Translated, events: pl.DataFrame) -> pl.DataFrame:

@@ -12,7 +12,7 @@ back into the same events, at the same files and lines, as `audit --profile`.
 from __future__ import annotations
 
 import json
-from datetime import datetime, time
+from datetime import date, datetime, time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -41,14 +41,25 @@ def is_dataset(path: Path) -> bool:
     return path.is_dir() and (path / META).is_file()
 
 
-def write(out: Translated, facility: str, day_starts: time, folder: Path) -> int:
-    """The exports' events as a hive dataset in `folder`; returns the rows written."""
+def write(out: Translated, facility: str, day_starts: time, folder: Path,
+          gaming_day: date | None = None) -> int:
+    """The exports' events as a hive dataset in `folder`; returns the rows written.
+    `gaming_day`: the day the rows of tables that record no times are filed under (a
+    DatasetError naming such a table where it is not given, before anything is
+    written)."""
+    untimed = _untimed(out)
+    if untimed and gaming_day is None:
+        raise DatasetError(
+            f"table {untimed[0]}" + (f" (and {len(untimed) - 1} other table(s))"
+                                     if len(untimed) > 1 else "")
+            + " records no times (no ts): give --gaming-day, the day its rows are filed "
+            "under")
     folder.mkdir(parents=True, exist_ok=True)
     written = 0
     for number, (export, events) in enumerate(zip(out.exports, out.events, strict=True)):
         if not events.height:
             continue
-        rows = _with_days(events, day_starts).with_columns(
+        rows = _with_days(events, day_starts, untimed, gaming_day).with_columns(
             pl.lit(str(export.path)).alias(SOURCE_FILE),
             pl.col(v.LINE).alias(SOURCE_LINE), pl.col(ROW).alias(SOURCE_ROW))
         columns = [c for c in v.COLUMNS if c in events.columns]
@@ -67,9 +78,20 @@ def write(out: Translated, facility: str, day_starts: time, folder: Path) -> int
     return written
 
 
-def _with_days(events: pl.DataFrame, day_starts: time) -> pl.DataFrame:
+def _untimed(out: Translated) -> list[str]:
+    """The tables none of whose events has a time (1.3, No clock)."""
+    every = [e.select("table_id", clock(e).alias("_t")) for e in out.events if e.height]
+    if not every:
+        return []
+    timed = pl.concat(every).group_by("table_id").agg(pl.col("_t").is_not_null().any())
+    return sorted(t for t, has in timed.iter_rows() if t is not None and not has)
+
+
+def _with_days(events: pl.DataFrame, day_starts: time, untimed: list[str] = (),
+               gaming_day: date | None = None) -> pl.DataFrame:
     """`_day` for each event: the gaming day its round's round_start falls in (a
-    shoe-level row: that of the next round_start of its table, else of the last)."""
+    shoe-level row: that of the next round_start of its table, else of the last); the
+    rows of a table that records no times, `gaming_day`."""
     shifted = clock(events) - pl.duration(hours=day_starts.hour, minutes=day_starts.minute,
                                   seconds=day_starts.second)
     start_day = pl.when(pl.col("event") == "round_start").then(shifted.dt.date())
@@ -77,7 +99,10 @@ def _with_days(events: pl.DataFrame, day_starts: time) -> pl.DataFrame:
     return ordered.with_columns(
         pl.coalesce(start_day.backward_fill().over("table_id", order_by="_seq"),
                     start_day.forward_fill().over("table_id", order_by="_seq"),
-                    shifted.dt.date()).cast(pl.String).alias("_day")).drop("_seq")
+                    shifted.dt.date()).cast(pl.String).alias("_day")).drop("_seq").with_columns(
+        pl.when(pl.col("table_id").is_in(list(untimed)))
+        .then(pl.lit(gaming_day.isoformat() if gaming_day else None, pl.String))
+        .otherwise(pl.col("_day")).alias("_day"))
 
 
 def _paths(out: Translated) -> pl.DataFrame:
@@ -104,6 +129,7 @@ def _meta(out: Translated) -> dict:
                      "format": e.source.format_of(e.path.name), "rows": e.rows,
                      "sha256": e.sha256, "bytes": e.size, "repeats": e.repeats,
                      "no_event": e.no_event, "unread": e.unread,
+                     "elements_no_event": e.elements_no_event,
                      "missing": e.missing, "header_line": e.header_line}
                     for e in out.exports],
         "skipped": [str(p) for p in out.skipped],
@@ -141,16 +167,20 @@ def read(folder: Path) -> Translated:
     unmapped = pl.read_parquet(folder / UNMAPPED)
     out.unmapped = unmapped.with_columns(
         pl.col(SOURCE_FILE).replace_strict(index, return_dtype=pl.Int32).alias(FILE)).select(
-        FILE, pl.col(SOURCE_LINE).alias(v.LINE), "field")
+        FILE, pl.col(SOURCE_LINE).alias(v.LINE), "field", pl.lit(None, pl.String).alias("value"))
     return out
 
 
 def _export(recorded: dict) -> Export:
     kind = recorded["format"] or "csv"
     source = Source(recorded["source"], ("*",), recorded["layout"], kind)
-    return Export(Path(recorded["path"]), source, recorded["rows"], recorded["sha256"],
-                  recorded["bytes"], [], recorded["repeats"], recorded["no_event"],
-                  recorded["unread"], recorded["missing"], recorded["header_line"])
+    export = Export(Path(recorded["path"]), source, rows=recorded["rows"],
+                    sha256=recorded["sha256"], size=recorded["bytes"],
+                    repeats=recorded["repeats"], no_event=recorded["no_event"],
+                    unread=recorded["unread"], missing=recorded["missing"],
+                    header_line=recorded["header_line"])
+    export.elements_no_event = recorded.get("elements_no_event", 0)
+    return export
 
 
 def _rows(folder: Path, index: dict[str, int]) -> pl.DataFrame:

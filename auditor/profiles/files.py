@@ -20,8 +20,9 @@ from .. import budget
 from ..ingest import storage
 from ..ingest.sources import SourceError, glob_matches
 from . import ProfileError
-from .cells import SqlFailed, sql_cells
-from .model import Profile, Source
+from .cells import SqlFailed, sql_cells, sql_values
+from .lists import hands_of
+from .model import BUILT_INS, LIST_COLUMNS, Profile, Source
 
 
 def base_name(path: Path | str) -> str:
@@ -63,6 +64,47 @@ def sources_of(profile: Profile, path: Path | str) -> list[Source]:
             if any(fnmatch.fnmatchcase(name, pattern) for pattern in s.files)]
 
 
+def readers_of(profile: Profile, path: Path | str) -> list[Source]:
+    """The sources that read a file: the first that matches; (1.1) where that is a coups
+    or wagers source, the first coups source and the first wagers source that match it
+    (one file read as both); an events source reads a file alone."""
+    matching = sources_of(profile, path)
+    if not matching or matching[0].layout == "events":
+        return matching[:1]
+    found = [next((s for s in matching if s.layout == layout), None)
+             for layout in ("coups", "wagers")]
+    return [s for s in found if s is not None]
+
+
+def check_readers(profile: Profile, path: Path, readers: list[Source]) -> None:
+    """A ProfileError, naming the key, where the sources that read a file cannot: a
+    wagers source that joins by round and leaves shoe_id or round unmapped reads a file
+    no coups source reads; (1.1, one file, two layouts) a wagers source that sets `join`,
+    or whose table, shoe and round keys are not the coups source's own."""
+    first = readers[0]
+    if len(readers) == 1:
+        lacking = [c for c in first.needed if c not in first.columns]
+        if lacking:  # a wagers source that joins by round, its file read as wagers only
+            raise ProfileError(
+                f"{profile.path}: source {first.name!r}.columns.{lacking[0]}: is needed by "
+                f'the wagers layout (join = "round"): {path.name} is read as wagers only, '
+                "so its rows join their rounds by table_id, shoe_id and round")
+        return
+    coups, wagers = readers
+    where = f"{profile.path}: source {wagers.name!r}"
+    if wagers.join_set:
+        raise ProfileError(f"{where}.join: must not be set: {path.name} is read as both "
+                           f"coups (source {coups.name!r}) and wagers, and a record's wager "
+                           "joins the coup made from that record")
+    for key in ("table_id", "shoe_id", "round"):
+        mapping = coups.columns.get(key)
+        if mapping != wagers.columns.get(key):
+            raise ProfileError(
+                f"{where}.columns.{key}: must be the coups source {coups.name!r}'s own (its "
+                f"{key}: {'not mapped' if mapping is None else mapping.key}), as "
+                f"{path.name} is read as both coups and wagers")
+
+
 @dataclass
 class Looked:
     """What one file holds, as its source reads it."""
@@ -76,6 +118,7 @@ class Looked:
     # layout needs is taken from
     absent: list[tuple[str, str]] = field(default_factory=list)
     tables: set[str] = field(default_factory=set)  # the tables its rows name
+    own: list[str] = field(default_factory=list)  # (1.1) built-ins the export has its own of
 
 
 def look(path: Path, source: Source, limit: int | None = None) -> Looked:
@@ -83,10 +126,14 @@ def look(path: Path, source: Source, limit: int | None = None) -> Looked:
     `limit`: the most text it may hold (text_of)."""
     kind = source.format_of(path.name)
     data = None if kind == "parquet" else text_of(path, limit)
-    named = named_columns(source)
+    own = own_built_ins(path, source, data)
+    named = [c for c in named_columns(source) if c not in BUILT_INS or c in own]
     frame = read_whole(path, source, named if kind == "csv" else None, data)
     found = Looked(rows=frame.height)
     found.missing = [c for c in named if c not in frame.columns]
+    found.own = sorted(own & set(BUILT_INS) & set(named_columns(source)))
+    records = pl.int_range(1, frame.height + 1, eager=True)
+    frame = with_built_ins(frame, path, records, own)
     if source.format_of(path.name) == "jsonl":
         found.absent = absent_keys(source, frame, data)
     if source.format_of(path.name) == "csv":
@@ -98,12 +145,18 @@ def look(path: Path, source: Source, limit: int | None = None) -> Looked:
                            .drop_nulls().unique().to_list())
     elif table is not None and table.constant:
         found.tables = {str(table.value)}
-    roots = sql_columns(source)
+    roots = [c for c in sql_columns(source) if c not in BUILT_INS or c in own]
     if source.format_of(path.name) == "jsonl" or not set(roots) & set(found.missing):
         # as an audit would: a mapping's SQL that fails on the file stops it
-        typed = read_typed(path, source, roots, data) if roots else frame
+        typed = with_built_ins(read_typed(path, source, roots, data), path, records, own) \
+            if roots else frame
+        lists = LIST_COLUMNS if source.layout == "coups" and source.game == "blackjack" else ()
         try:
-            sql_cells(typed, source)
+            sql_cells(typed, source, lists)
+            for name in lists:
+                mapping = source.columns.get(name)
+                if mapping is not None and mapping.sql is not None:
+                    sql_values(typed, source, name, mapping.sql)
         except SqlFailed as exc:
             raise ProfileError(f"{path}: {exc}") from None
     lines = frame.with_columns(lines_of(path, source, frame.height, data).alias("line"))
@@ -165,19 +218,41 @@ def absent_message(path: Path, source: Source, key: str, column: str) -> str:
 
 def sql_columns(source: Source) -> list[str]:
     """The export columns a source's SQL expressions read, each once."""
-    named = [c for m in source.columns.values() if m.sql is not None
+    named = [c for m in source.mappings() if m.sql is not None
              for c in pl.sql_expr(m.sql).meta.root_names()]
     return list(dict.fromkeys(named))
 
 
-def list_of(raw: pl.DataFrame, column: str, separator: str) -> pl.Series:
-    """A list column as lists of text: a JSON or Parquet list, or one text cell split."""
-    cell = raw.get_column(column)
-    if isinstance(cell.dtype, pl.List):
-        items = cell.list.eval(pl.element().cast(pl.String).str.strip_chars())
-    else:
-        items = cell.cast(pl.String).str.strip_chars().str.split(separator)
-    return items.list.eval(pl.element().filter(pl.element() != ""))
+def own_built_ins(path: Path, source: Source, data: bytes | None) -> set[str]:
+    """The built-in columns (`_row`, `_file`) the export has a column of its own of: the
+    export's wins (1.1)."""
+    kind = source.format_of(path.name)
+    if kind == "csv":
+        return set(BUILT_INS) & set(csv_header(data or b"", source.delimiter))
+    if kind == "parquet":
+        try:
+            return set(BUILT_INS) & set(pl.read_parquet_schema(path))
+        except Exception:  # noqa: BLE001 - a file that cannot be read: said when read
+            return set()
+    said = [b for b in BUILT_INS if f'"{b}"'.encode() in (data or b"")]
+    if not said:
+        return set()
+    try:
+        return set(said) & set(pl.read_ndjson(data, infer_schema_length=None).columns)
+    except pl.exceptions.PolarsError:
+        return set()
+
+
+def with_built_ins(frame: pl.DataFrame, path: Path, records: pl.Series,
+                   own: set[str]) -> pl.DataFrame:
+    """`frame` with the built-in columns the export has none of its own of: `_row` (each
+    record's 1-based number in its file, `records`) and `_file` (the file's base name)."""
+    made = []
+    if "_row" not in own:
+        made.append(records.cast(pl.Int64).alias("_row"))
+    if "_file" not in own:
+        made.append(pl.lit(base_name(path), pl.String).alias("_file"))
+    return frame.with_columns(made) if made else frame
 
 
 def _unmapped_actions(frame: pl.DataFrame, source: Source) -> list[tuple[str, str, int, int]]:
@@ -186,9 +261,10 @@ def _unmapped_actions(frame: pl.DataFrame, source: Source) -> list[tuple[str, st
     if not table or mapping is None or mapping.column not in frame.columns:
         return []
     separator = source.cards.separator if source.cards else " "
-    items = frame.select(list_of(frame, mapping.column, separator).alias("a"), "line")
-    stray = (items.explode("a").filter(pl.col("a").is_not_null()
-                                       & ~pl.col("a").is_in(list(table)))
+    hands = hands_of(frame.get_column(mapping.column), source.lists, separator)
+    items = frame.select(hands.get_column("hands").alias("a"), "line")
+    stray = (items.explode("a").explode("a").filter(pl.col("a").is_not_null()
+                                                    & ~pl.col("a").is_in(list(table)))
              .group_by("a").agg(pl.col("line").n_unique().alias("rows"),
                                 pl.col("line").min().alias("first")).sort("first"))
     return [("action", value, rows, first) for value, rows, first in stray.iter_rows()]
@@ -198,13 +274,11 @@ def named_columns(source: Source) -> list[str]:
     """The export columns a source names: mapped directly, inside its SQL expressions,
     as card columns, and in `repeat_key`, each once in profile order."""
     named: list[str] = []
-    for mapping in source.columns.values():
+    for mapping in source.mappings():
         if mapping.column is not None:
             named.append(mapping.column)
         elif mapping.sql is not None:
             named += pl.sql_expr(mapping.sql).meta.root_names()
-    if source.cards is not None:
-        named += [*source.cards.player, *source.cards.banker]
     named += source.repeat_key
     return list(dict.fromkeys(named))
 

@@ -72,12 +72,13 @@ def clock(rows: pl.DataFrame) -> pl.Expr:
 def derived_shoes(rows: pl.DataFrame) -> pl.DataFrame:
     """`shoe_id` where not mapped (rows in table order): a shoe begins at each shuffle
     (the rows before a table's first shuffle are a shoe begun before the log), named by
-    the table and the shuffle's time, `-2`, `-3`, ... where two would be equal."""
+    the table and the shuffle's time, `-2`, `-3`, ... where two would be equal; (1.1) a
+    shuffle without a time by the table's count of shuffles, from 1."""
     shuffle = (pl.col("event") == "shuffle").fill_null(False)
     number = shuffle.cast(pl.Int64).cum_sum().over("table_id")
     stamp = clock(rows).dt.strftime("%Y%m%dT%H%M%S")
     named = pl.when(number == 0).then(_text("start")).otherwise(
-        pl.coalesce(stamp, _text("unknown-time")))
+        pl.coalesce(stamp, number.cast(pl.String)))
     rows = rows.with_columns(number.alias("_shoe"), named.alias("_name"))
     shoes = (rows.group_by("table_id", "_shoe").agg(pl.col("_name").first())
              .sort("table_id", "_shoe")
@@ -152,14 +153,15 @@ def coup_events(coups: pl.DataFrame, player: list[str], banker: list[str],
     return pl.concat(made, how="diagonal_relaxed")
 
 
-def new_shoes(coups: pl.DataFrame) -> pl.Expr:
+def new_shoes(coups: pl.DataFrame, derived: bool = False) -> pl.Expr:
     """A coups row that begins a shoe: its shoe_id differs from the table's previous
-    row; the table's first row where its round is 1."""
+    row; the table's first row where its round is 1 (`derived`: the rounds are numbered
+    from the rows, and a derived round 1 is no evidence that the shoe began in the log)."""
     before = pl.col("shoe_id").shift(1).over("table_id")
     first = before.is_null() & (pl.col(TABLE_ORDER) == pl.col(TABLE_ORDER).min().over(
         "table_id"))
-    return pl.when(first).then(pl.col("round").str.strip_chars("0 ") == "1").otherwise(
-        pl.col("shoe_id") != before).fill_null(False)
+    began = pl.lit(False) if derived else pl.col("round").str.strip_chars("0 ") == "1"
+    return pl.when(first).then(began).otherwise(pl.col("shoe_id") != before).fill_null(False)
 
 
 # --- wagers: one row per wager and its settlement

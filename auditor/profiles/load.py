@@ -18,9 +18,20 @@ from ..ingest import vocabulary as v
 from . import ProfileError
 from . import sql as sql_text
 from .cards import POINT_TOKENS, read_as_cards
-from .model import FORMATS, LAYOUTS, NOTATIONS, Cards, Mapping, Profile, Source, format_named
+from .model import (
+    FORMATS,
+    LAYOUTS,
+    LIST_COLUMNS,
+    LISTS,
+    NOTATIONS,
+    Cards,
+    Mapping,
+    Profile,
+    Source,
+    format_named,
+)
 
-_SOURCE_KEYS = {"name", "files", "layout", "format", "delimiter", "timestamp_format",
+_SOURCE_KEYS = {"name", "files", "layout", "format", "delimiter", "lists", "timestamp_format",
                 "timezone", "columns", "values", "cards"}
 _LAYOUT_KEYS = {"events": {"repeat_key"}, "coups": {"shoe_starts"}, "wagers": {"join"}}
 _FORMAT_COLUMNS = set(v.COLUMNS)
@@ -31,7 +42,22 @@ _LAYOUT_COLUMNS = {
     "wagers": {"pay", "collect", "push", "vig", "vig_mode", "settle_order", "vig_order"},
 }
 _BLACKJACK_COUPS_COLUMNS = {"cards", "actions", "dealer_cards"}
-# What a value map may map to, by the column it maps ("" makes a cell empty in any)
+# (1.1, nothing ignored) The format's columns each layout reads; another is refused,
+# naming the key, rather than left unread
+_COUPS_READ = {"table_id", "game", "shoe_id", "round", "ts", "end_ts", "dealer_id", "decks"}
+_READ = {
+    "events": set(v.COLUMNS),
+    "coups:baccarat": _COUPS_READ | {"winner", "player_points", "banker_points"},
+    "coups:blackjack": _COUPS_READ | {"seat", "hand"} | _BLACKJACK_COUPS_COLUMNS,
+    "wagers": {"table_id", "shoe_id", "round", "ts", "seat", "hand", "bet", "amount",
+               "player_id"} | _LAYOUT_COLUMNS["wagers"],
+}
+_WHY_NOT_READ = {
+    "coups": "a coups row makes a round's start, cards, result and end (and a shuffle "
+             "with shoe_starts); it has no {column}",
+    "wagers": "a wagers row makes a wager and its settlements, in the round it joins "
+              "(whose game, seq and events are the coups source's); it has no {column}",
+}# What a value map may map to, by the column it maps ("" makes a cell empty in any)
 _VALUE_TARGETS: dict[str, tuple] = {
     "event": v.EVENTS,
     "game": v.GAMES,
@@ -76,6 +102,13 @@ def load(path: Path) -> Profile:
     if not isinstance(listed, list) or not listed:
         check.fail("source", "at least one [[source]] is needed")
     sources = tuple(_source(check, table, n) for n, table in enumerate(listed, start=1))
+    clocked_coups = any(s.layout == "coups" and s.clocked for s in sources)
+    for s in sources:
+        if s.layout == "wagers" and s.join == "time" and not clocked_coups:
+            check.fail(f"source {s.name!r}.join", '"time" finds a row\'s round by the times '
+                       "of the coups' rounds, and no coups source maps ts: join = \"round\"")
+    for s in sources:
+        _keys_of_one_file(check, s, sources)
     names = [s.name for s in sources]
     for s in sources:
         if names.count(s.name) > 1:
@@ -153,10 +186,66 @@ def _source(check: _Checker, table: Any, number: int) -> Source:
     columns = _columns(check, table.get("columns"), where, layout)
     source = Source(name, files, layout, kind, columns=columns, **options)
     _required(check, source, where)
+    _all_read(check, source, where, table)
     values = _values(check, table.get("values", {}), where, source)
     cards = _cards(check, table.get("cards"), where, source)
     return Source(name, files, layout, kind, columns=columns, values=values, cards=cards,
                   **options)
+
+
+def _keys_of_one_file(check: _Checker, source: Source, sources: tuple[Source, ...]) -> None:
+    """A wagers source that sets no `join` may leave shoe_id and round unmapped (1.1) only
+    where a coups source leaves them so too: its files are then read as coups as well,
+    and each record's wager joins the coup made from it (read: every file of it is)."""
+    if source.layout != "wagers" or source.join_set:
+        return
+    for column in ("shoe_id", "round"):
+        if column in source.columns:
+            continue
+        if not any(s.layout == "coups" and s.columns.get(column) == source.columns.get(column)
+                   for s in sources):
+            check.fail(f"source {source.name!r}.columns.{column}",
+                       'is needed by the wagers layout (join = "round"), unless its files '
+                       "are read as coups too by a coups source that leaves it unmapped")
+
+
+def _all_read(check: _Checker, source: Source, where: str, given: dict) -> None:
+    """(1.1) Nothing in a profile is ignored: a column the layout does not read, or a
+    key that nothing the source maps makes use of, is refused naming it."""
+    layout = source.layout
+    kind = f"coups:{source.game}" if layout == "coups" else layout
+    for column in source.columns:
+        if column in v.COLUMNS and column not in _READ[kind]:
+            check.fail(f"{where}.columns.{column}", "is not read: "
+                       + _WHY_NOT_READ[layout].format(column=column))
+    columns = source.columns
+    if layout == "coups" and "decks" in columns and not source.shoe_starts:
+        check.fail(f"{where}.columns.decks", 'is read for the shuffles shoe_starts = '
+                   '"new_shoe_id" makes: without shoe_starts a coups source makes none')
+    if layout == "wagers":
+        if source.join == "time":
+            for column in ("shoe_id", "round"):
+                if column in columns:
+                    check.fail(f"{where}.columns.{column}", 'is not read: join = "time" '
+                               "finds a row's round by its ts (join = \"round\" by "
+                               "table_id, shoe_id and round)")
+        for column, needs in (("vig_mode", ("vig",)), ("vig_order", ("vig",)),
+                              ("settle_order", ("pay", "collect", "push"))):
+            if column in columns and not any(n in columns for n in needs):
+                check.fail(f"{where}.columns.{column}", f"is read with {' or '.join(needs)}, "
+                           "which the source does not map")
+    if not ({"ts", "end_ts"} & set(columns)):
+        for key in ("timestamp_format", "timezone"):
+            if getattr(source, key) is not None:
+                check.fail(f"{where}.{key}", "reads the source's times, and it maps no ts "
+                           "(nor end_ts)")
+    blackjack_coups = layout == "coups" and source.game == "blackjack"
+    if "lists" in given and not blackjack_coups:
+        check.fail(f"{where}.lists", "is for a blackjack coups source's list columns "
+                   "(cards, actions, dealer_cards); this source has none")
+    if "cards" in given and not (layout == "coups" or "card" in columns):
+        check.fail(f"{where}.cards", "says how cards are written, and the source maps no "
+                   "card" + (" (a wagers source has none)" if layout == "wagers" else ""))
 
 
 def _options(check: _Checker, table: dict, where: str, kinds: set) -> dict:
@@ -168,6 +257,8 @@ def _options(check: _Checker, table: dict, where: str, kinds: set) -> dict:
         if len(delimiter) != 1:
             check.fail(f"{where}.delimiter", "must be one character")
         found["delimiter"] = delimiter
+    if "lists" in table:
+        found["lists"] = check.one_of(table["lists"], LISTS, f"{where}.lists")
     if "timestamp_format" in table:
         found["timestamp_format"] = check.text(table["timestamp_format"],
                                                f"{where}.timestamp_format")
@@ -186,6 +277,7 @@ def _options(check: _Checker, table: dict, where: str, kinds: set) -> dict:
                                             f"{where}.shoe_starts")
     if "join" in table:
         found["join"] = check.one_of(table["join"], ("round", "time"), f"{where}.join")
+        found["join_set"] = True
     return found
 
 
@@ -227,8 +319,9 @@ def _mapping(check: _Checker, spec: Any, key: str) -> Mapping:
 
 def _required(check: _Checker, source: Source, where: str) -> None:
     """What a layout cannot do without (export-profiles-v1, Layouts)."""
+    deferred = ("shoe_id", "round") if source.layout == "wagers" and not source.join_set else ()
     for column in source.needed:
-        if column not in source.columns:
+        if column not in source.columns and column not in deferred:
             check.fail(f"{where}.columns.{column}", f"is needed by the {source.layout} layout"
                        + (f' (join = "{source.join}")' if source.layout == "wagers" else ""))
     game = source.columns.get("game")
@@ -249,8 +342,13 @@ def _values(check: _Checker, table: Any, where: str,
                        and "actions" in source.columns)
         if column not in source.columns and not via_actions:
             check.fail(key, "maps a column the source does not map")
+        if column in LIST_COLUMNS:
+            check.fail(key, "a list's elements are read as cells of their own: a card by "
+                       "[source.cards], a decision by [source.values.action]")
         mapped = check.table(mapped, key)
         for value, target in mapped.items():
+            if via_actions and target == "insurance":
+                continue  # (1.1) the box took insurance: its wager, not a decision
             _target(check, column, target, f'{key}."{value}"')
         found[column] = dict(mapped)
     return found
@@ -302,8 +400,17 @@ def _cards(check: _Checker, table: Any, where: str, source: Source) -> Cards | N
             if hand not in table:
                 check.fail(f"{key}.{hand}", "is missing: the columns of the hand's cards, in "
                            "the order it received them")
-            found[hand] = check.texts(table[hand], f"{key}.{hand}")
+            listed = table[hand]
+            if not isinstance(listed, list) or not listed:
+                check.fail(f"{key}.{hand}", "must be a list: the columns of the hand's "
+                           "cards, in the order it received them")
+            # (1.1) each an export column, a constant or an SQL expression
+            found[hand] = tuple(_mapping(check, spec, f"{key}.{hand}[{n}]")
+                                for n, spec in enumerate(listed, start=1))
     if "separator" in table:
+        if source.lists == "bracketed":
+            check.fail(f"{key}.separator", 'splits a list written in one cell, and lists '
+                       '= "bracketed" reads each cell as a bracketed list')
         found["separator"] = check.text(table["separator"], f"{key}.separator")
     if "index_base" in table:
         found["index_base"] = check.one_of(table["index_base"], (0, 1), f"{key}.index_base")

@@ -9,6 +9,13 @@ from pathlib import Path
 LAYOUTS = ("events", "coups", "wagers")
 FORMATS = ("csv", "jsonl", "parquet")
 NOTATIONS = ("rank_suit", "suit_rank", "index", "pattern", "points")
+LISTS = ("separated", "bracketed")  # (1.1) how a list is written in one text cell
+# (1.1) Columns every export has, whatever it writes: the record's 1-based row number in
+# its file (header and blank lines not counted; a Parquet row number) and the file's
+# base name. An export's own column of that name wins.
+BUILT_INS = ("_row", "_file")
+# A blackjack coups source's list columns
+LIST_COLUMNS = ("cards", "actions", "dealer_cards")
 # The name's ending that says a file's format, where a source does not
 EXTENSIONS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 
@@ -26,6 +33,14 @@ class Mapping:
     def constant(self) -> bool:
         return self.column is None and self.sql is None
 
+    @property
+    def key(self) -> str:
+        """How the profile writes it, for messages."""
+        if self.column is not None:
+            return repr(self.column)
+        return f"{{ sql = {self.sql!r} }}" if self.sql is not None else (
+            f"{{ value = {self.value!r} }}")
+
 
 @dataclass(frozen=True)
 class Cards:
@@ -33,9 +48,11 @@ class Cards:
 
     notation: str
     none: tuple[str, ...] = ("",)  # cells that mean "no card"
-    player: tuple[str, ...] = ()  # coups, baccarat: each hand's card columns in order
-    banker: tuple[str, ...] = ()
-    separator: str = " "  # blackjack coups: a list written in one cell
+    # coups, baccarat: each hand's card columns in order (1.1: each an export column, a
+    # constant or an SQL expression)
+    player: tuple[Mapping, ...] = ()
+    banker: tuple[Mapping, ...] = ()
+    separator: str = " "  # blackjack coups: a list written in one cell, separated
     index_base: int = 1
     index_suits: str = "SHDC"
     pattern: str | None = None
@@ -52,6 +69,7 @@ class Source:
     layout: str
     format: str | None = None  # None: from each file's name
     delimiter: str = ","
+    lists: str = "separated"  # (1.1) blackjack coups: "separated" or "bracketed"
     timestamp_format: str | None = None
     timezone: str | None = None
     columns: dict[str, Mapping] = field(default_factory=dict)
@@ -60,6 +78,7 @@ class Source:
     repeat_key: tuple[str, ...] = ()  # events
     shoe_starts: str | None = None  # coups
     join: str = "round"  # wagers
+    join_set: bool = False  # (1.1) `join` given in the profile (not with one file, two layouts)
 
     @property
     def game(self) -> str | None:
@@ -72,11 +91,30 @@ class Source:
         """The canonical columns the source's layout cannot do without
         (export-profiles-v1, Layouts)."""
         needed = {"events": ("table_id", "game", "event"),
-                  "coups": ("table_id", "shoe_id", "round", "game"),
+                  "coups": ("table_id", "shoe_id", "game"),
                   "wagers": ("table_id", "seat", "bet", "amount")}[self.layout]
         if self.layout == "wagers":
             needed += ("shoe_id", "round") if self.join == "round" else ("ts",)
         return needed
+
+    @property
+    def card_columns(self) -> dict[str, Mapping]:
+        """A baccarat coups source's card columns, each by the name its cards take in
+        the rows read (`_card:player:1`, ...), in the order of each hand's cards."""
+        if self.cards is None:
+            return {}
+        return {f"_card:{hand}:{n}": m
+                for hand in ("player", "banker")
+                for n, m in enumerate(getattr(self.cards, hand), start=1)}
+
+    def mappings(self) -> list[Mapping]:
+        """Every mapping of the source: its columns', then its card columns'."""
+        return [*self.columns.values(), *self.card_columns.values()]
+
+    @property
+    def clocked(self) -> bool:
+        """Whether the source's rows have times (1.1: `ts` may be left unmapped)."""
+        return "ts" in self.columns
 
     def format_of(self, name: str) -> str | None:
         """The format a file of this name is read in (None: neither said nor named)."""

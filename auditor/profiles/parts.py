@@ -14,7 +14,8 @@ from .. import budget
 from ..ingest import spill
 from ..ingest.partition import dealt
 from . import cells, layouts
-from .files import read_typed, read_whole, text_of
+from .files import own_built_ins, read_typed, read_whole, text_of, with_built_ins
+from .model import BUILT_INS
 from .translated import Translated, as_log_rows
 
 # Bytes an export row takes, read and made into events, about (a device feed: 1.2 million
@@ -64,9 +65,17 @@ def _tables_of_files(out: Translated) -> pl.DataFrame:
         roots = pl.sql_expr(mapping.sql).meta.root_names() if mapping.sql else []
         try:
             data = None if kind == "parquet" else text_of(export.path, out.text_limit)
-            named = [mapping.column] if mapping.column else roots
+            own = own_built_ins(export.path, source, data)
+            named = [c for c in ([mapping.column] if mapping.column else roots)
+                     if c not in BUILT_INS or c in own]
+            roots = [c for c in roots if c not in BUILT_INS or c in own]
             raw = read_whole(export.path, source, named if kind != "parquet" else None, data)
             typed = read_typed(export.path, source, roots, data) if roots else None
+            # the built-in columns (a table named by its file, say): the row numbers are
+            # not needed to count a table's rows
+            records = pl.int_range(1, raw.height + 1, eager=True)
+            raw = with_built_ins(raw, export.path, records, own)
+            typed = None if typed is None else with_built_ins(typed, export.path, records, own)
             table = cells.table_cells(raw, source, typed)
         except Exception:  # noqa: BLE001 - said where the file is read for its part
             continue

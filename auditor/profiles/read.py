@@ -10,12 +10,15 @@ line; exports too large to hold are read a part of their tables at a time (parts
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
 
 from .. import budget
+from ..ingest import sequence
 from ..ingest import vocabulary as v
 from ..ingest.chunks import GZIP_RATIO
 from ..ingest.problems import Problem
@@ -26,24 +29,29 @@ from .coups import coup_events, wagers_without_coups
 from .files import (
     absent_keys,
     absent_message,
+    check_readers,
     csv_header,
     csv_lines,
     files_named,
     lines_of,
-    list_of,
     named_columns,
     named_twice,
+    own_built_ins,
     read_typed,
     read_whole,
+    readers_of,
     sources_of,
     sql_columns,
     text_of,
+    with_built_ins,
 )
 from .layouts import FILE, ROW, TABLE_ORDER
-from .model import Cards, Profile, Source
+from .lists import HANDS, hands_of
+from .model import BUILT_INS, LIST_COLUMNS, Cards, Profile, Source
 from .parts import translate_in_parts
 from .translated import (
     TEXT,
+    UNMAPPED,
     Export,
     Translated,
     lines_text,
@@ -56,6 +64,7 @@ from .translated import (
 # coups' and wagers': .coups)
 EX_VALUE_NOT_MAPPED = "EX001"
 EX_REPEAT_KEY_DIFFERS = "EX002"
+EX_LIST_UNREADABLE = "EX007"
 
 
 def translate(profile: Profile, arguments: list[str], context: list[str] = (),
@@ -112,8 +121,12 @@ def _translate_part(out: Translated, tables: list[str] | None,
     numbers = range(len(exports)) if files is None else files
     made: list[pl.DataFrame] = []
     by_layout: dict[str, list[pl.DataFrame]] = {"events": [], "coups": [], "wagers": []}
+    out.row_rounds = []
+    marked = out.unmapped.height  # the cells no map covers read before this part
     for n in numbers:
         by_layout[exports[n].source.layout].append(_cells(out, n, exports[n], tables))
+        if exports[n].companion is not None:  # (1.1) one file read as coups and wagers
+            by_layout["wagers"].append(_cells(out, n, exports[n].companion, tables))
     _check_kinds(out, by_layout)
     if by_layout["events"]:
         made.append(_events(out, pl.concat(by_layout["events"], how="diagonal_relaxed"), paths))
@@ -123,6 +136,7 @@ def _translate_part(out: Translated, tables: list[str] | None,
         wagers_without_coups(out, pl.concat(by_layout["wagers"], how="diagonal_relaxed"))
     every = pl.concat(made, how="diagonal_relaxed") if made else pl.DataFrame(
         schema={**TEXT, v.LINE: pl.Int64, FILE: pl.Int32, ROW: pl.Int64})
+    _withheld_by_unmapped(out, out.unmapped.slice(marked))
     parts = every.partition_by(FILE, as_dict=True, maintain_order=True)
     found = []
     for n, export in enumerate(exports):
@@ -135,34 +149,89 @@ def _translate_part(out: Translated, tables: list[str] | None,
     return found
 
 
+def _withheld_by_unmapped(out: Translated, strays: pl.DataFrame) -> None:
+    """(1.1) The rounds the rows holding a value no map covers carry (`strays`: those
+    read in this part): each such round is withheld, never audited with the value read
+    as nothing. Counted per value, and noted per row for its withholding (_finish)."""
+    if not strays.height or not out.row_rounds:
+        return
+    rounds = pl.concat([r.select(FILE, v.LINE, "table_id", "shoe_id",
+                                 pl.col("round").cast(pl.String)) for r in out.row_rounds])
+    found = strays.join(rounds.unique(), on=[FILE, v.LINE], how="inner")
+    for number, column, value, table, shoe, round_ in found.select(
+            FILE, "field", "value", "table_id", "shoe_id", "round").unique().iter_rows():
+        out.exports[number].unmapped_rounds.setdefault((column, value), set()).add(
+            (table, shoe, round_))
+    for number, lines in found.group_by(FILE).agg(pl.col(v.LINE).unique()).iter_rows():
+        out.exports[number].unmapped_lines |= set(lines)
+    marks = found.unique([FILE, v.LINE]).select(FILE, v.LINE, "table_id", "shoe_id", "round")
+    for number, line, table, shoe, round_ in marks.iter_rows():
+        out.exports[number].problems.append(withholding(line, table, shoe, round_))
+
+
+# The message of a row's note that a value no map covers withholds its round: no finding
+# of its own (quiet drops it; the value's finding counts the rows and rounds)
+WITHHELD = "(withheld: a value no map covers)"
+
+
+def withholding(line: int, table: str | None, shoe: str | None, round_: str | None
+                ) -> Problem:
+    """A row's note that its round is withheld for a value no map covers: at its line,
+    naming the round it carries (read from it where no event is at that line)."""
+    where = json.dumps({"table_id": table, "shoe_id": shoe, "round": round_})
+    return Problem(EX_VALUE_NOT_MAPPED, line, None, where, None, WITHHELD)
+
+
 def _finish(out: Translated) -> None:
     """What is said once per file, the whole log read: the values no map covers, rows
     whose repeat_key repeats with a cell changed, the columns its events lack."""
     for export in out.exports:
         source = export.source
+        companion = export.companion
+        if companion is not None:  # what the second reading of the file found in it
+            export.problems += [p for p in companion.problems if p.rule_id not in
+                                ("IN001", "IN002")]
+            for key, seen in companion.unmapped_found.items():
+                export.unmapped_found.setdefault(key, seen)
+            for key, rounds in companion.unmapped_rounds.items():
+                export.unmapped_rounds.setdefault(key, set()).update(rounds)
+            export.elements_no_event += companion.elements_no_event
         for (column, value), (rows, first, last) in export.unmapped_found.items():
-            what, read = (("decision", "none") if column == "action"
-                          else ("cell", "empty"))
+            rounds = len(export.unmapped_rounds.get((column, value), ()))
+            withheld = ("; its round is withheld" if rows == 1 and rounds == 1 else
+                        f"; {_count(rounds, 'round')} withheld" if rounds else "")
             export.problems.append(Problem(
                 EX_VALUE_NOT_MAPPED, first, column, value,
                 f"a value [source.values.{column}] lists",
                 f"{rows_text(rows)} {column} {value!r}, which the source "
-                f"{source.name!r} does not map ({lines_text(first, last)}); "
-                + (f"each such {what} is" if rows > 1 else f"the {what} is")
-                + f" read as {read}."))
+                f"{(_companion_source(export, column) or source).name!r} does not map "
+                f"({lines_text(first, last)}){withheld}."))
         if export.differ_found:
             _differing(export, source.repeat_key, *export.differ_found)
-        made = made_columns(source)
+        made = made_columns(source) | (made_columns(export.also) if export.also else set())
         export.missing = [c for c in v.COLUMNS if c not in export.given and c not in made]
         if source.format_of(export.path.name) == "csv":
             export.header_line = 1
 
 
-def _csv_records(export: Export, rows: int, data: bytes,
-                 first: bool = True) -> tuple[pl.Series | None, pl.Series]:
-    """Which of a CSV file's rows are records (None: all), and the records' lines: a
-    blank line holds none; a record with a line break in a field is malformed at its
-    first line (IN002), as in the format (said on the file's `first` read)."""
+def _count(n: int, what: str) -> str:
+    return f"1 {what} is" if n == 1 else f"{n} {what}s are"
+
+
+def _companion_source(export: Export, column: str) -> Source | None:
+    """The source of a file read twice (one file, two layouts) whose value map of
+    `column` it is, where only the second reading maps it."""
+    if export.also is None or column in export.source.values:
+        return None
+    return export.also
+
+
+def _csv_records(export: Export, rows: int, data: bytes, first: bool = True
+                 ) -> tuple[pl.Series | None, pl.Series, pl.Series]:
+    """Which of a CSV file's rows are records (None: all), the records' lines, and their
+    numbers (`_row`: from 1, blank lines not counted): a blank line holds none; a record
+    with a line break in a field is malformed at its first line (IN002), as in the
+    format (said on the file's `first` read)."""
     found = csv_lines(data, export.source.delimiter, rows)
     if first:
         for _, line in found.broken:
@@ -171,11 +240,14 @@ def _csv_records(export: Export, rows: int, data: bytes,
                 "A field of the record holds a line break; the record cannot be read."))
         export.unread += len(found.broken)
         export.rows -= len(found.blank)
+    counted = pl.int_range(rows, eager=True)
+    records = (~counted.is_in(found.blank)).cast(pl.Int64).cum_sum() if found.blank else (
+        counted.cast(pl.Int64) + 1)
     dropped = [row for row, _ in found.broken] + found.blank
     if not dropped:
-        return None, found.lines
-    keep = ~pl.int_range(rows, eager=True).is_in(dropped)
-    return keep, found.lines.filter(keep)
+        return None, found.lines, records
+    keep = ~counted.is_in(dropped)
+    return keep, found.lines.filter(keep), records.filter(keep)
 
 
 def _bytes_held(path: Path) -> int:
@@ -195,8 +267,19 @@ def _exports(profile: Profile, arguments: list[str], skipped: list[Path]) -> lis
                                   "this file (its `files` patterns match none)")
             skipped.append(path)
             continue
-        found.append(Export(path, matching[0]))
+        found.append(_export(profile, path, readers_of(profile, path)))
     return list({str(e.path): e for e in found}.values())
+
+
+def _export(profile: Profile, path: Path, readers: list[Source]) -> Export:
+    """The export of a file and the source that reads it: the first that matches; (1.1)
+    a file matched by a coups source and a wagers source is read by both (the first of
+    each), unless an events source reads it first."""
+    check_readers(profile, path, readers)
+    if len(readers) == 1:
+        return Export(path, readers[0])
+    coups, wagers = readers
+    return Export(path, coups, also=wagers, companion=Export(path, wagers))
 
 
 def _cells(out: Translated, number: int, export: Export,
@@ -221,6 +304,9 @@ def _file_cells(out: Translated, number: int, export: Export,
     lists = _is_blackjack_coups(source)
     try:
         data = None if kind == "parquet" else text_of(path, out.text_limit)
+        own = own_built_ins(path, source, data)
+        named = [c for c in named if c not in BUILT_INS or c in own]
+        roots = [c for c in roots if c not in BUILT_INS or c in own]
         # a CSV file's mapped columns only (a header may name thousands of others)
         raw = read_whole(path, source, named if kind == "csv" or not lists else None, data)
         typed = read_typed(path, source, roots, data) if roots else None
@@ -232,7 +318,7 @@ def _file_cells(out: Translated, number: int, export: Export,
             export.problems.append(Problem("IN001", None, None, None, None,
                                            f"the export cannot be read: {exc}"))
         # read on as a file of no rows, so that its frame is one the layouts know
-        data, readable = b"", False
+        data, readable, own = b"", False, set()
         raw = pl.DataFrame(schema={c: pl.String for c in named})
         typed = pl.DataFrame(schema={c: pl.String for c in roots}) if roots else None
     if first and readable:
@@ -251,33 +337,36 @@ def _file_cells(out: Translated, number: int, export: Export,
     if absent:
         raise ProfileError(absent_message(path, source, *absent[0]))
     raw = raw.with_columns(pl.lit(None, pl.String).alias(c) for c in lacking)
+    records = pl.int_range(1, raw.height + 1, dtype=pl.Int64, eager=True)
     if kind == "csv":
-        keep, lines = _csv_records(export, raw.height, data, first)
+        keep, lines, records = _csv_records(export, raw.height, data, first)
         if keep is not None:
             raw = raw.filter(keep)
             typed = None if typed is None else typed.filter(keep)
     else:
         lines = lines_of(path, source, raw.height, data)
+    raw = with_built_ins(raw, path, records, own)
+    if typed is not None:
+        typed = with_built_ins(typed, path, records, own)
     place = pl.int_range(raw.height, dtype=pl.Int64, eager=True)
     if tables is not None:
         keep = _of_tables(raw, source, typed, tables, first)
         raw, lines, place = raw.filter(keep), lines.filter(keep), place.filter(keep)
         typed = None if typed is None else typed.filter(keep)
-    frame = cells.raw_cells(raw, source, typed, _LISTS if lists else ())
+    frame = cells.raw_cells(raw, source, typed, LIST_COLUMNS if lists else ())
     silent = _silenced(frame, source)
     frame, unmapped, strays = cells.mapped(frame, source, lines)
     for u in unmapped:
         _count_unmapped(export, u.column, u.value, u.rows, u.first, u.last)
-    out.unmapped = pl.concat([out.unmapped, strays.with_columns(
-        pl.lit(number, pl.Int32).alias(FILE)).select(out.unmapped.columns)])
+    _note_strays(out, number, strays)
     frame = frame.with_columns(lines.alias(v.LINE), pl.lit(number, pl.Int32).alias(FILE),
                                place.alias(ROW), silent.alias("_silent"))
     if source.cards is not None and "card" in frame.columns:
         frame = frame.with_columns(_cards_read(source.cards, frame.get_column("card")))
     if lists:
-        frame = frame.with_columns(_hand_lists(export, raw, lines))
+        frame = frame.with_columns(_hand_lists(out, number, export, raw, typed, lines))
     elif source.layout == "coups":
-        frame = _coup_cards(frame, raw, source)
+        frame = _coup_cards(frame, raw, typed, source)
     frame = frame.with_columns(raw.get_column(k).cast(pl.String).alias(f"_key:{k}")
                                for k in source.repeat_key)
     frame = times.with_times(frame, source)
@@ -288,6 +377,13 @@ def _file_cells(out: Translated, number: int, export: Export,
                                        for c in ("ts", "end_ts")
                                        if frame.schema[c] != pl.String)
     return frame
+
+
+def _note_strays(out: Translated, number: int, strays: pl.DataFrame) -> None:
+    """(file, line, field, value) of cells (or list elements) whose value no map covers."""
+    if strays.height:
+        out.unmapped = pl.concat([out.unmapped, strays.with_columns(
+            pl.lit(number, pl.Int32).alias(FILE)).select(list(UNMAPPED)).cast(UNMAPPED)])
 
 
 def _of_tables(raw: pl.DataFrame, source: Source, typed: pl.DataFrame | None,
@@ -306,65 +402,157 @@ def _count_unmapped(export: Export, column: str, value: str, rows: int, first: i
     seen[1], seen[2] = min(seen[1], first), max(seen[2], last)
 
 
-def _coup_cards(frame: pl.DataFrame, raw: pl.DataFrame, source: Source) -> pl.DataFrame:
-    """A baccarat coup's card columns beside the cells, read by the notation."""
-    names = [*source.cards.player, *source.cards.banker]
-    return frame.with_columns(
-        _cards_read(source.cards, raw.select(cells.text(pl.col(c))).to_series()).alias(
-            f"_card:{c}") for c in names)
-
-
-_LISTS = ("cards", "actions", "dealer_cards")
+def _coup_cards(frame: pl.DataFrame, raw: pl.DataFrame, typed: pl.DataFrame | None,
+                source: Source) -> pl.DataFrame:
+    """A baccarat coup's card columns beside the cells (each an export column, a
+    constant or an SQL expression), read by the notation."""
+    columns = source.card_columns
+    read = cells.raw_cells(raw, replace(source, columns=columns, values={}), typed)
+    return frame.with_columns(_cards_read(source.cards, read.get_column(name)).alias(name)
+                              for name in columns)
 
 
 def _is_blackjack_coups(source: Source) -> bool:
     return source.layout == "coups" and source.game == "blackjack"
 
 
-def _hand_lists(export: Export, raw: pl.DataFrame, lines: pl.Series) -> list[pl.Series]:
-    """A blackjack coup row's hand cards, decisions and dealer cards, each a list: the
-    cards read by the notation, the decisions through [source.values.action]."""
+# What a list element is mapped to where it means the box took insurance (1.1): not a
+# decision, it makes (or asks for) the insurance wager
+INSURANCE = "insurance"
+
+
+def _hand_lists(out: Translated, number: int, export: Export, raw: pl.DataFrame,
+                typed: pl.DataFrame | None, lines: pl.Series) -> list[pl.Series]:
+    """A blackjack coup row's lists: `_cards` (its hands' cards, read by the notation,
+    each hand a list: one hand, or (1.1) every hand of the box), `_actions` (aligned with
+    them, through [source.values.action]), `_dealer` (the dealer's cards), `_nested`
+    (the row holds every hand of its box), `_insured` (an action mapped to insurance)
+    and `_bad` (a list cell that does not parse, or lists that do not align: the round
+    is withheld, its finding at the row's line)."""
     source = export.source
     separator = source.cards.separator if source.cards else " "
-    out = []
-    for name, target in (("cards", "_cards"), ("actions", "_actions"),
-                         ("dealer_cards", "_dealer")):
-        mapping = source.columns.get(name)
-        if mapping is None or mapping.column is None:
-            out.append(pl.Series(target, [[]] * raw.height, dtype=pl.List(pl.String)))
-            continue
-        items = list_of(raw, mapping.column, separator)
-        flat = items.to_frame("i").with_row_index("_r").explode("i")
-        if name == "actions":
-            read = _actions_read(export, flat, lines)
-        else:
-            read = _cards_read(source.cards, flat.get_column("i"))
-        rebuilt = flat.with_columns(read.alias("i")).group_by("_r").agg(
-            pl.col("i").drop_nulls())
-        # every row back, in order (an empty list explodes to no row at all)
-        every = pl.DataFrame({"_r": pl.int_range(raw.height, eager=True, dtype=pl.UInt32)})
-        lists = every.join(rebuilt, on="_r", how="left", maintain_order="left")
-        out.append(lists.get_column("i").fill_null([]).alias(target))
-    return out
+    read = {}
+    bad = pl.Series([False] * raw.height, dtype=pl.Boolean)
+    for name in LIST_COLUMNS:
+        cells_of = _list_cells(raw, typed, source, name)
+        found = hands_of(cells_of, source.lists, separator)
+        # said on every read: a read in parts holds each row once (by its table)
+        for line, cell in zip(lines.filter(found["bad"]).to_list(),
+                              cells_of.cast(pl.String).filter(found["bad"]).to_list(),
+                              strict=True):
+            export.problems.append(_list_problem(source, name, line, cell))
+        bad = bad | found["bad"]
+        read[name] = found
+    cards, actions, dealer = (read[n] for n in LIST_COLUMNS)
+    nested = cards["nested"] | actions["nested"]
+    # a list of lists on one side and a flat list of some elements on the other; a
+    # list of lists of the dealer's cards (the dealer has one hand)
+    unaligned = ((cards["nested"] & ~actions["nested"]
+                  & (actions["hands"].list.first().list.len() > 0))
+                 | (actions["nested"] & ~cards["nested"]
+                    & (cards["hands"].list.first().list.len() > 0)))
+    twice = dealer["nested"] & (dealer["hands"].list.len() > 1)
+    for mask, name, why in ((unaligned & ~bad, "actions",
+                             "cards and actions must both hold every hand of the box "
+                             "(a list of lists), or both one hand"),
+                            (twice & ~bad, "dealer_cards",
+                             "the dealer's cards are one list, not a list of lists")):
+        for line in lines.filter(mask).to_list():
+            export.problems.append(Problem(
+                EX_LIST_UNREADABLE, line, name, None, "lists aligned with the hands",
+                f"The row's {name}: {why}; its round is withheld."))
+    bad = bad | unaligned | twice
+    if nested.any() and "hand" in source.columns:
+        line = lines.filter(nested).first()
+        raise ProfileError(
+            f"{export.path}: line {line}: the row holds every hand of its box (a list of "
+            f"lists), and the source {source.name!r} maps columns.hand: a row that holds "
+            "every hand numbers them itself; remove the key")
+    cards_read = _elements(cards["hands"], lambda flat: _cards_read(source.cards, flat))
+    actions_read, insured = _actions_of(out, number, export, actions["hands"], lines)
+    return [cards_read.alias("_cards"), actions_read.alias("_actions"),
+            _elements(dealer["hands"], lambda flat: _cards_read(source.cards, flat))
+            .list.first().fill_null([]).alias("_dealer"),
+            nested.alias("_nested"), insured.alias("_insured"), bad.alias("_bad")]
 
 
-def _actions_read(export: Export, flat: pl.DataFrame, lines: pl.Series) -> pl.Series:
-    """Each decision through the source's action map; a value the map does not list is
-    one finding per value (its rows counted), and read as no decision."""
+def _list_cells(raw: pl.DataFrame, typed: pl.DataFrame | None, source: Source,
+                name: str) -> pl.Series:
+    """A list key's cells as the mapping gives them: an export column's (as read: text,
+    or a JSON or Parquet list), a constant's text, or the values of its SQL expression
+    (text, a list, or a number read by value); an empty list where it is not mapped."""
+    mapping = source.columns.get(name)
+    if mapping is None:
+        return pl.Series(name, [None] * raw.height, dtype=pl.String)
+    if mapping.column is not None:
+        return raw.get_column(mapping.column)
+    if mapping.sql is None:
+        return pl.Series(name, [cells.constant_text(mapping.value)] * raw.height,
+                         dtype=pl.String)
+    values = cells.sql_values(raw if typed is None else typed, source, name, mapping.sql)
+    if isinstance(values.dtype, pl.List):
+        return values
+    return values.to_frame().select(cells.by_value(pl.col(name), values.dtype, name)).to_series()
+
+
+def _list_problem(source: Source, name: str, line: int, cell: str | None) -> Problem:
+    how = ('a bracketed list, as JSON or Python writes it ([10, 4], ["KS", "4H"], '
+           "[['P', 'H'], ['S']])")
+    shown = cell if cell is None or len(cell) <= 80 else cell[:77] + "..."
+    return Problem(EX_LIST_UNREADABLE, line, name, shown, how,
+                   f"The row's {name} cell is not {how}; its round is withheld.")
+
+
+def _elements(hands: pl.Series, read) -> pl.Series:
+    """Each element of a column of hands (List(List(String))) read at once by `read` (a
+    function of a flat column of them), in its place; elements read as none dropped."""
+    frame = hands.to_frame("h").with_row_index("_r").explode("h").with_row_index("_k")
+    flat = frame.explode("h").with_columns(
+        read(frame.explode("h").get_column("h")).alias("h"))
+    rebuilt = (flat.group_by("_k", maintain_order=True)
+               .agg(pl.col("_r").first(), pl.col("h").drop_nulls())
+               .group_by("_r", maintain_order=True).agg(pl.col("h")))
+    every = pl.DataFrame({"_r": pl.int_range(hands.len(), eager=True, dtype=pl.UInt32)})
+    joined = every.join(rebuilt, on="_r", how="left", maintain_order="left")
+    return joined.get_column("h").fill_null(pl.lit([], HANDS)).cast(HANDS)
+
+
+def _actions_of(out: Translated, number: int, export: Export, hands: pl.Series,
+                lines: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """Each decision through the source's action map: a value the map does not list is
+    one finding per value (its rows counted), and withholds its round; an element mapped
+    to "" is dropped (counted as mapped to no event); one mapped to insurance marks the
+    box insured and is no decision."""
     table = export.source.values.get("action")
-    items = flat.get_column("i")
     if not table:
-        return items
+        return hands, pl.Series([False] * hands.len(), dtype=pl.Boolean)
     keys = list(table)
-    stray = flat.with_columns(lines.gather(flat.get_column("_r")).alias("line")).filter(
-        pl.col("i").is_not_null() & ~pl.col("i").is_in(keys))
-    found = stray.group_by("i", maintain_order=True).agg(
+    flat = (hands.to_frame("h").with_columns(lines.alias("line")).with_row_index("_r")
+            .explode("h").explode("h"))
+    present = flat.filter(pl.col("h").is_not_null())
+    stray = present.filter(~pl.col("h").is_in(keys))
+    found = stray.group_by("h", maintain_order=True).agg(
         pl.col("_r").n_unique().alias("rows"), pl.col("line").min().alias("first"),
         pl.col("line").max().alias("last"))
     for value, rows, first, last in found.iter_rows():
         _count_unmapped(export, "action", value, rows, first, last)
-    return items.replace_strict(keys, [str(t) for t in table.values()], default=None,
-                                return_dtype=pl.String)
+    _note_strays(out, number, stray.select("line", pl.lit("action").alias("field"),
+                                           pl.col("h").alias("value")).unique())
+    targets = {k: str(t) for k, t in table.items()}
+    dropped = [k for k, t in targets.items() if t == ""]
+    export.elements_no_event += present.filter(pl.col("h").is_in(dropped)).height
+    insured_rows = present.filter(pl.col("h").is_in(
+        [k for k, t in targets.items() if t == INSURANCE])).get_column("_r").unique()
+    insured = pl.int_range(hands.len(), eager=True, dtype=pl.UInt32).is_in(
+        insured_rows.implode())
+
+    def decisions(flat: pl.Series) -> pl.Series:
+        mapped = flat.replace_strict(keys, list(targets.values()), default=None,
+                                     return_dtype=pl.String)
+        return mapped.to_frame("m").select(pl.when(~pl.col("m").is_in(["", INSURANCE]))
+                                           .then("m")).to_series()
+
+    return _elements(hands, decisions), insured
 
 
 def _cards_read(cards: Cards, column: pl.Series) -> pl.Series:
@@ -420,6 +608,7 @@ def _events(out: Translated, rows: pl.DataFrame, paths: list[str]) -> pl.DataFra
         rows = layouts.derived_shoes(rows)
     if "round" not in mapped:
         rows = layouts.derived_rounds(rows)
+    out.row_rounds.append(rows.select(FILE, v.LINE, "table_id", "shoe_id", "round"))
     for source in sources.values():
         note_table(out, rows.filter(pl.col(FILE).is_in(
             [n for n, e in enumerate(out.exports) if e.source is source])), "events",
@@ -482,29 +671,91 @@ def _differing(export: Export, key: tuple[str, ...], count: int, first: int,
 # Findings a cell made empty by an unmapped value would give its row: said once already
 _SAID_BY_UNMAPPED = ("IN004", "IN005", "IN006", "IN009")
 _ROUND_WITHHELD = "IN014"
+_KEY = ["table_id", "shoe_id", "round"]
 
 
 def quiet(out: Translated, findings: pl.DataFrame) -> pl.DataFrame:
-    """The findings without those of cells an unmapped value emptied (that value's own
-    finding says it, once per file and column) nor the warning of a round withheld only
-    for them."""
-    if not out.unmapped.height:
+    """The findings as an export's audit reports them: without those of cells an
+    unmapped value emptied (that value's own finding says it, once per file and column),
+    nor the notes of the rows whose round such a value withholds, nor the warning of a
+    round withheld only for them (the value's finding counts its rounds). (1.1) The
+    warning of a round withheld for another cause names it, never as a lost row."""
+    marker = (pl.col("rule_id") == EX_VALUE_NOT_MAPPED) & pl.col("field").is_null()
+    noted = findings.filter(marker & (pl.col("message") == WITHHELD)).select(
+        pl.col("observed").str.json_decode(pl.Struct({k: pl.String for k in _KEY}))
+        .alias("_k")).unnest("_k")
+    said = [noted.select(pl.col(k).cast(findings.schema[k], strict=False) for k in _KEY)]
+    if out.unmapped.height:
+        paths = pl.DataFrame({FILE: list(range(len(out.exports))),
+                              "file": [str(e.path) for e in out.exports]},
+                             schema={FILE: pl.Int32, "file": pl.String})
+        cells_emptied = out.unmapped.join(paths, on=FILE).select(
+            "file", pl.col(v.LINE).alias("line"), "field").unique().with_columns(
+            pl.lit(True).alias("_said"))
+        marked = findings.join(cells_emptied, on=["file", "line", "field"], how="left",
+                               maintain_order="left")
+        emptied = marked["_said"].fill_null(False) & marked["rule_id"].is_in(_SAID_BY_UNMAPPED)
+        said.append(marked.filter(emptied).select(_KEY))
+        findings = marked.filter(~emptied).drop("_said")
+    findings = findings.filter(~marker)
+    return _withheld_said(findings, pl.concat(said).unique())
+
+
+def _withheld_said(findings: pl.DataFrame, said: pl.DataFrame) -> pl.DataFrame:
+    """The warning of each withheld round (IN014): none where a value no map covers is
+    all that withholds it (`said`: those rounds); else naming the first finding that
+    does, where one is at the round."""
+    warning = pl.col("rule_id") == _ROUND_WITHHELD
+    if not findings.select(warning.any()).item():
         return findings
-    paths = pl.DataFrame({FILE: list(range(len(out.exports))),
-                          "file": [str(e.path) for e in out.exports]},
-                         schema={FILE: pl.Int32, "file": pl.String})
-    cells_emptied = out.unmapped.join(paths, on=FILE).select(
-        "file", pl.col(v.LINE).alias("line"), "field").with_columns(pl.lit(True).alias("_said"))
-    marked = findings.join(cells_emptied, on=["file", "line", "field"], how="left",
-                           maintain_order="left")
-    said = marked["_said"].fill_null(False) & marked["rule_id"].is_in(_SAID_BY_UNMAPPED)
-    kept = marked.filter(~said).drop("_said")
-    key = ["table_id", "shoe_id", "round"]
-    quieted = marked.filter(said).select(key).unique()
-    still = kept.filter(pl.col("rule_id").str.starts_with("IN")
-                        & (pl.col("rule_id") != _ROUND_WITHHELD)).select(key).unique()
-    only_said = quieted.join(still, on=key, how="anti", nulls_equal=True).with_columns(
+    withholding = (pl.col("rule_id").str.contains("^(IN|EX)") & ~warning
+                   & (pl.col("rule_id") != EX_VALUE_NOT_MAPPED)
+                   & ~pl.col("rule_id").is_in(sequence.NOT_WITHHOLDING)
+                   & ~pl.col("field").is_in(v.NOT_NEEDED_FOR_REPLAY).fill_null(False)
+                   & pl.col("round").is_not_null())
+    causes = (findings.filter(withholding).sort("line", nulls_last=True)
+              .group_by(_KEY, maintain_order=True)
+              .agg(pl.col("rule_id").first().alias("_rule"), pl.col("line").first().alias("_at"),
+                   pl.len().alias("_causes")))
+    only_said = said.join(causes, on=_KEY, how="anti", nulls_equal=True).with_columns(
         pl.lit(True).alias("_only"))
-    return (kept.join(only_said, on=key, how="left", maintain_order="left", nulls_equal=True)
-            .filter(~(pl.col("_only").fill_null(False) & (pl.col("rule_id") == _ROUND_WITHHELD)))
-            .drop("_only"))
+    findings = (findings.join(only_said, on=_KEY, how="left", maintain_order="left",
+                              nulls_equal=True)
+                .filter(~(pl.col("_only").fill_null(False) & warning)).drop("_only"))
+    more = pl.when(pl.col("_causes") > 1).then(
+        pl.format(" and {} more", pl.col("_causes") - 1)).otherwise(pl.lit(""))
+    cause = pl.format("the input finding at line {} ({}){}", "_at", "_rule", more)
+    named = pl.when(pl.col("round") == 0).then(pl.format(
+        "The shoe-level events of shoe {} before round 1 are withheld for {}; its shoe "
+        "procedure is not judged.", "shoe_id", cause)).otherwise(pl.format(
+        "Round {} of shoe {} is withheld for {}: it is reported, not judged.", "round",
+        "shoe_id", cause))
+    findings = findings.join(causes, on=_KEY, how="left", maintain_order="left",
+                             nulls_equal=True)
+    # a round withheld for a row near it that could not be placed in a round (a coup row
+    # without its key, say): that row's finding, the nearest in the file
+    unplaced = (findings.filter(pl.col("rule_id").str.contains("^(IN|EX)") & ~warning
+                                & pl.col("round").is_null() & pl.col("line").is_not_null())
+                .select("file", pl.col("line").alias("_near"), pl.col("rule_id").alias("_what"))
+                .sort("_near"))
+    near = (findings.with_row_index("_i").filter(warning & pl.col("_rule").is_null()
+                                                 & pl.col("line").is_not_null())
+            .select("_i", "file", "line").sort("line")
+            .join_asof(unplaced, left_on="line", right_on="_near", by="file",
+                       strategy="nearest", check_sortedness=False)
+            .select("_i", "_near", "_what"))
+    findings = findings.with_row_index("_i").join(near, on="_i", how="left",
+                                                  maintain_order="left").drop("_i")
+    nearby = pl.format("Round {} of shoe {} is withheld: the row at line {} ({}) could not be "
+                       "placed in a round, and may be one of its rows; it is reported, not "
+                       "judged.", "round", "shoe_id", "_near", "_what")
+    placed = warning & pl.col("_rule").is_not_null()
+    unplaced_near = warning & pl.col("_rule").is_null() & pl.col("_near").is_not_null() & (
+        pl.col("round") > 0)
+    return (findings
+            .with_columns(pl.when(placed).then(named).when(unplaced_near).then(nearby)
+                          .otherwise("message").alias("message"),
+                          pl.when(placed).then(pl.lit("a row withheld for an input finding"))
+                          .when(unplaced_near).then(pl.lit("a row not placed in a round"))
+                          .otherwise("observed").alias("observed"))
+            .drop("_rule", "_at", "_causes", "_near", "_what"))

@@ -21,6 +21,7 @@ from .layouts import FILE
 from .model import Cards, Profile, Source
 
 TEXT = {c: pl.String for c in v.COLUMNS}
+UNMAPPED = {FILE: pl.Int32, v.LINE: pl.Int64, "field": pl.String, "value": pl.String}
 
 
 @dataclass
@@ -29,6 +30,10 @@ class Export:
 
     path: Path
     source: Source
+    # (1.1) one file, two layouts: the wagers source that reads the file too (the coups
+    # source is `source`), and the reading of it (its Export, not counted on its own)
+    also: Source | None = None
+    companion: Export | None = None
     rows: int = 0
     sha256: str = ""
     size: int = 0
@@ -46,6 +51,12 @@ class Export:
     # whose repeat_key repeats with another cell different, [rows, first, last]
     unmapped_found: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     differ_found: list[int] = field(default_factory=list)
+    # (1.1) the rounds each value no map covers withholds, (column, value) -> their keys;
+    # and the lines of the rows holding such a value that made events (each withholds
+    # the round it carries)
+    unmapped_rounds: dict[tuple[str, str], set[tuple]] = field(default_factory=dict)
+    unmapped_lines: set[int] = field(default_factory=set)
+    elements_no_event: int = 0  # (1.1) list elements mapped to "" (dropped)
 
 
 @dataclass
@@ -54,10 +65,9 @@ class Translated:
     exports: list[Export]
     events: list[pl.DataFrame]  # per export file: its events, the format's columns as text
     skipped: list[Path]  # files of a folder or glob that no source reads
-    # (file, line, field) of cells whose value no map covers: their rows' own findings
-    # are said once by that value's finding
-    unmapped: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(
-        schema={FILE: pl.Int32, v.LINE: pl.Int64, "field": pl.String}))
+    # (file, line, field, value) of cells whose value no map covers: their rows' own
+    # findings are said once by that value's finding
+    unmapped: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=UNMAPPED))
     # per table: the layouts and card notations its rows come through
     tables: dict[str, set[str]] = field(default_factory=dict)
     context_files: int = 0  # the last exports are context (--context)
@@ -71,6 +81,9 @@ class Translated:
     table_rows: list[pl.DataFrame] = field(default_factory=list)
     days: dict[int, date] = field(default_factory=dict)  # each file's first day
     text_limit: int | None = None  # the most text one export may hold (None: no limit)
+    # (file, line, table_id, shoe_id, round) of the rows read in the part read now that
+    # carry a round (coups and joined wagers rows; events rows)
+    row_rounds: list[pl.DataFrame] = field(default_factory=list)
 
     def accounting(self) -> dict[str, int | bool]:
         """The audited exports' rows: each made events, was a repeat, was mapped to no
@@ -83,11 +96,21 @@ class Translated:
             "repeats": sum(e.repeats for e in audited),
             "no_event": sum(e.no_event for e in audited),
             "reported_without_events": sum(e.unread for e in audited),
+            # (1.1) list elements mapped to "" (not rows: outside the balance)
+            "elements_no_event": sum(e.elements_no_event for e in audited),
         }
         counts["balanced"] = counts["read"] == (
             counts["made_events"] + counts["repeats"] + counts["no_event"]
             + counts["reported_without_events"])
         return counts
+
+    def shoes_unrecorded(self) -> frozenset[str]:
+        """The tables given by coups sources that make no shuffles (no shoe_starts): their
+        shoes are not recorded, and no round of theirs lacks a shuffle it could have had
+        (export-profiles-v1: rules on shoes are not evidenced, and no finding per shoe
+        says so)."""
+        return frozenset(t for t, marks in self.tables.items()
+                         if "coups" in marks and "shoe_starts" not in marks)
 
     def named(self) -> list[tuple[LogSource, InputFile, RawFile | spill.Spilled]]:
         """Each export file as the audit reads a log file: where it is, what it is (its

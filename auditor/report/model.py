@@ -71,6 +71,22 @@ def when(iso: str | None) -> str:
     return iso.replace("T", " ")
 
 
+def _period(period: dict) -> dict:
+    """The period the logs cover, or (hand-history-v1 1.3) that their times are not
+    recorded: for every table, or for those named."""
+    start, end = when(period.get("start")), when(period.get("end"))
+    state = period.get("times", "recorded")
+    untimed = period.get("untimed_tables") or []
+    if state == "not recorded":
+        return {"start": "times not recorded", "end": "", "text": "times not recorded",
+                "short": "times not recorded"}
+    text = f"{start} to {end} (the log's local time)"
+    if state == "partly recorded":
+        text += f"; times not recorded for table{'s' if len(untimed) > 1 else ''} " + \
+            ", ".join(untimed)
+    return {"start": start, "end": end, "text": text, "short": f"{start} to {end}"}
+
+
 def _window(window: dict | None) -> str:
     """The window audited, in words: "gaming day 2026-11-01 (2026-11-01 06:00:00 to ...)"."""
     if not window:
@@ -576,10 +592,7 @@ def build(out: Path, rs: Rulesets, detail_per_rule: int | None) -> dict[str, Any
         "summary": summary,
         "report_id": report_id(summary),
         "facility": summary.get("facility") or "(facility not named in the house rules)",
-        "period": {
-            "start": when(summary["period"]["start"]),
-            "end": when(summary["period"]["end"]),
-        },
+        "period": _period(summary["period"]),
         "run_at": when(summary["run_at"]),
         "window": _window(summary.get("window")),
         "games": games_in_log,

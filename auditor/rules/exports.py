@@ -21,10 +21,11 @@ def _input(rule_id: str, name: str, title: str, citation: str, what: str, fail: 
 
 VALUE_NOT_MAPPED = _input(
     "EX001", "value-not-mapped", "Export value no map covers", ERRORS,
-    "A cell whose value the source's value map for its column does not list: one finding "
-    "per file, column and value, with the count of rows, at the first (the message names "
-    "the last). The cell is read as empty; the rounds it withholds get no finding of "
-    "their own.",
+    "A cell (or a list element: a decision) whose value the source's value map for its "
+    "column does not list: one finding per file, column and value, with the count of "
+    "rows, at the first (the message names the last, and the count of rounds withheld). "
+    "Every round holding such a value is withheld, never audited with the value read as "
+    "nothing; the rounds it withholds get no finding of their own.",
     'winner "X" in coups.csv where [source.values.winner] lists P, B and T.',
     'winner "B", mapped to banker.')
 REPEAT_KEY_DIFFERS = _input(
@@ -58,3 +59,22 @@ DEALER_CARDS_DIFFER = _input(
     "rather than judged.",
     "Box 1 lists the dealer's cards as TS 7H, box 3 as TS 8H.",
     "Every row of the round lists the dealer's cards as TS 7H.")
+LIST_UNREADABLE = _input(
+    "EX007", "list-cell-unreadable", "Blackjack coup list cell that does not parse",
+    LAYOUTS,
+    "A blackjack coups row whose cards, actions or dealer_cards cell is not a list as the "
+    'source reads one (with lists = "bracketed": a bracketed list, as JSON or Python '
+    "writes it; nested for every hand of a box), or whose lists do not align (a list of "
+    "lists of cards beside a flat list of decisions, the dealer's cards as several "
+    "hands): reported at its line; the round is withheld, reported rather than judged.",
+    "Cards \"[[6, 10], [6, 4\" (a bracket not closed).",
+    "Cards \"[[6, 10], [6, 4, 11]]\" and actions \"[['P', 'H', 'S'], ['D']]\".")
+INSURANCE_NOT_IN_WAGERS = _input(
+    "EX008", "insurance-not-in-wagers", "Insured box with no insurance wager row", LAYOUTS,
+    "A blackjack coups row whose decisions say the box took insurance (an element "
+    "[source.values.action] maps to insurance), where a wagers source gives the table's "
+    "wagers and has no row of bet insurance for that box: reported at the coup's line; "
+    "the round is withheld, its insurance wager unknown.",
+    "Box 3's actions list \"I\" (mapped to insurance), and the wagers export has main and "
+    "double rows for box 3 only.",
+    "Box 3's actions list \"I\", and the wagers export has an insurance row for box 3.")

@@ -495,6 +495,135 @@ settle_order = "SettledAt"
 """
 
 
+# --- (1.1) blackjack boxes: one row per round and box, every hand of the box in one row,
+# as a simulator writes them: bracketed lists (Python's literals), a hit recorded for the
+# second card of a hand made or left by a split
+
+_BOX_WORDS = {"hit": "H", "stand": "S", "double": "D", "split": "P", "surrender": "R"}
+
+
+@dataclass(frozen=True)
+class BoxStyle:
+    """What a box-rows export records: its round numbers and times, or neither."""
+
+    rounds: bool = True
+    clock: bool = True
+    json: bool = False  # the lists as JSON writes them (else as Python's literals)
+    spaced: bool = True  # a space after each comma
+
+    def written(self, value: list) -> str:
+        text = json.dumps(value) if self.json else str(value)
+        return text if self.spaced else text.replace(", ", ",")
+
+
+def blackjack_boxes(events: pl.DataFrame, style: BoxStyle | None = None) -> pl.DataFrame:
+    """One row per blackjack round and box: `Cards` the box's hands as a list of lists
+    (each hand's cards as the contract lists them), `Actions` the decisions aligned with
+    them, `Dealer` the dealer's cards, each Python's literal of a list."""
+    style = style or BoxStyle()
+    rounds = events.filter(pl.col("round") > 0).sort("table_id", "seq")
+    rows = []
+    for key, played in rounds.group_by("table_id", "shoe_id", "round", maintain_order=True):
+        rows += _box_rows(key, played, style)
+    frame = pl.DataFrame(rows, schema={"Table": pl.String, "Shoe": pl.String,
+                                       "Round": pl.String, "Start": pl.String,
+                                       "Box": pl.String, "Cards": pl.String,
+                                       "Actions": pl.String, "Dealer": pl.String},
+                         orient="row")
+    return frame.drop(*([] if style.rounds else ["Round"]), *([] if style.clock else ["Start"]))
+
+
+def _box_rows(key: tuple, played: pl.DataFrame, style: BoxStyle) -> list[tuple]:
+    table, shoe, number = key
+    start = played.filter(pl.col("event") == "round_start")
+    when = _wall_clock_value(start["ts"][0] if start.height else played["ts"][0])
+    listed: dict[tuple[int, int], list[str]] = {}
+    held: dict[tuple[int, int], list[str]] = {}
+    decisions: dict[tuple[int, int], list[str]] = {}
+    waiting: set[tuple[int, int]] = set()  # one-card hands made or left by a split
+    dealer: list[str] = []
+    made: dict[int, int] = {}
+    for row in played.iter_rows(named=True):
+        event = row["event"]
+        if event == "card" and row["target"] == "dealer":
+            dealer.append(row["card"])
+        elif event == "card" and row["seat"] is not None:
+            hand = (row["seat"], row["hand"] or 1)
+            if hand in waiting:  # the request for its second card, recorded as a hit
+                decisions.setdefault(hand, []).append("H")
+                waiting.discard(hand)
+            held.setdefault(hand, []).append(row["card"])
+            listed.setdefault(hand, []).append(row["card"])
+        elif event == "action" and row["seat"] is not None and row["action"] in _BOX_WORDS:
+            hand = (row["seat"], row["hand"] or 1)
+            decisions.setdefault(hand, []).append(_BOX_WORDS[row["action"]])
+            if row["action"] == "split":
+                seat = row["seat"]
+                made[seat] = made.get(seat, max([h for s, h in listed if s == seat] + [1])) + 1
+                new = (seat, made[seat])
+                pair = held.get(hand, [])
+                moved = pair.pop() if len(pair) > 1 else None
+                held[new] = [moved] if moved else []
+                listed[new] = [moved] if moved else []
+                listed[hand] = listed.get(hand, [])[:1]
+                held[hand] = pair
+                waiting |= {hand, new}
+    seats = sorted({s for s, _ in listed} | {s for s, _ in decisions})
+    out = []
+    for seat in seats:
+        hands = sorted({h for s, h in [*listed, *decisions] if s == seat})
+        out.append((table, shoe, str(number), when, str(seat),
+                    style.written([listed.get((seat, h), []) for h in hands]),
+                    style.written([decisions.get((seat, h), []) for h in hands]),
+                    style.written(dealer)))
+    return out
+
+
+BOXES_PROFILE = """\
+[profile]
+name = "Simulated casino: blackjack boxes, every hand of a box in one row"
+version = 1
+
+[[source]]
+name = "boxes"
+files = ["bj-boxes-*.csv"]
+layout = "coups"
+lists = "bracketed"
+{clock}
+[source.columns]
+table_id = "Table"
+game = {{ value = "blackjack" }}
+shoe_id = "Shoe"
+{columns}seat = "Box"
+cards = "Cards"
+actions = "Actions"
+dealer_cards = "Dealer"
+
+[source.values.action]
+H = "hit"
+S = "stand"
+D = "double"
+P = "split"
+R = "surrender"
+
+[source.cards]
+notation = "rank_suit"
+"""
+
+
+def boxes_profile(style: BoxStyle | None = None, wagers: bool = True) -> str:
+    """The profile that reads `blackjack_boxes(..., style)` back, with the table-management
+    wagers (joined by round, where the boxes have round numbers)."""
+    style = style or BoxStyle()
+    columns = ('round = "Round"\n' if style.rounds else "") + (
+        'ts = "Start"\n' if style.clock else "")
+    clock = 'timestamp_format = "%Y-%m-%d %H:%M:%S"\n' if style.clock else ""
+    text = BOXES_PROFILE.format(clock=clock, columns=columns)
+    if wagers and style.rounds:
+        text += BLACKJACK_PROFILE[BLACKJACK_PROFILE.index('[[source]]\nname = "wagers"'):]
+    return text
+
+
 def write(events: pl.DataFrame, out: Path, layout: str, stem: str,
           style: FeedStyle | None = None) -> list[Path]:
     """The day in `layout` (events: a feed of both games; coups and wagers: the baccarat
