@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
@@ -240,6 +240,7 @@ def test_a_table_holding_a_card_by_value_lacks_suits_and_one_holding_x_lacks_ran
         "table_id": ["FULL", "EIGHT", "TEN"], "game": ["baccarat"] * 3,
         "wager_rows": [1, 1, 1], "irregularity_rows": [1, 1, 1],
         "value_only_cards": [0, 3, 2], "rankless_cards": [0, 0, 1],
+        "net_boxes": [0, 0, 0], "first": [datetime(2026, 11, 1)] * 3,
     })
     found = coverage.of_log(tables, None)
     assert {"suits", "ranks"} <= found.tables["FULL"][1]
