@@ -948,7 +948,8 @@ def import_exports(logs, profile_path, house_path, out, gaming_day=None):
 REVIEWERS_OPTION = click.option(
     "--reviewers", "reviewers_path", type=click.Path(path_type=Path, dir_okay=False),
     default=Path("reviewers.toml"), show_default=True,
-    help="The reviewers file (TOML: each reviewer's name and argon2 password hash).")
+    help="The reviewers file (TOML: each reviewer's name, argon2 password hash, role and "
+    "whether disabled).")
 
 
 def _events_client() -> tuple[str, dict[str, str]]:
@@ -1124,7 +1125,8 @@ def review_disable_reviewer(name, reviewers_path, store_url):
 @review.command("enable-reviewer")
 @click.argument("name")
 @REVIEWERS_OPTION
-@STORE_SESSIONS_OPTION
+@click.option("--store", "store_url", metavar="URL", default=None,
+              help="The findings store the server uses: record the change in its trail.")
 def review_enable_reviewer(name, reviewers_path, store_url):
     """Let disabled reviewer NAME sign in again."""
     _set_disabled(name, reviewers_path, store_url, False)

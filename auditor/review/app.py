@@ -43,7 +43,7 @@ from .throttle import Throttle
 
 HERE = Path(__file__).resolve().parent
 READS = ("GET", "HEAD")
-TOUCH_WAIT = 2  # seconds a session's touch waits for SQLite's write lock
+TOUCH_WAIT = 1  # second a session's touch waits for SQLite's write lock
 SECURITY_HEADERS = [
     # only this site's own scripts, styles and forms; never framed
     (b"content-security-policy",
