@@ -717,6 +717,20 @@ def test_roles_are_kept_in_the_reviewers_file(apps, store_url, tmp_path):
     client = TestClient(app)
     assert _sign_in(client, "sam", "sam's new password").status_code == 303
     assert client.get("/supervisors-only").status_code == 403
+    # the commands with --store: the change in the trail, a changed password's sessions
+    # ended at once
+    changed = _cli("review", "add-reviewer", "sam", "--reviewers", str(path), "--store",
+                   store_url, "--password-stdin", input="sam's third password\n")
+    assert "changed the password of sam" in changed.output
+    # (every session of sam's the store holds live: the earlier ones too, never used again)
+    assert "3 sessions ended" in changed.output
+    added = _cli("review", "add-reviewer", "tom", "--reviewers", str(path), "--store",
+                 store_url, "--password-stdin", input="tom's password\n")
+    assert "added reviewer tom" in added.output and "ended" not in added.output
+    assert [(e["kind"], e["reviewer"], e["detail"]["sessions_ended"]) for e in _events(
+        store_url, "password_changed", "reviewer_added")] == [
+        ("password_changed", "sam", 3), ("reviewer_added", "tom", 0)]
+    assert _signed_out(client)
 
 
 def test_add_reviewer_commands_at_the_same_moment_all_land(tmp_path):

@@ -241,7 +241,7 @@ def create_app(
         SessionMiddleware,
         secret_key=state.secret,
         session_cookie=auth.SESSION_COOKIE,
-        max_age=auth.SESSION_HOURS * 3600,
+        max_age=int(sessions.MAX_AGE.total_seconds()),  # the session's own limit
         same_site="strict",
         https_only=False,  # served on 127.0.0.1 over plain HTTP
     )

@@ -64,7 +64,6 @@ MAX_NAME = 64
 MAX_PASSWORD = 1024  # argon2 takes any length; a page should not hash megabytes
 REFUSED = "The name or password is not right."
 SESSION_COOKIE = "auditor_review"
-SESSION_HOURS = 10  # the cookie's life; the session's own limits are in .sessions
 ROLES = ("reviewer", "supervisor")
 MAX_HASHING = 2  # argon2 checks at once (64 MiB each)
 HEADER = (

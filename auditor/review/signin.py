@@ -9,6 +9,10 @@ recorded once per wait.
 
 from __future__ import annotations
 
+import asyncio
+import weakref
+
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
@@ -18,6 +22,18 @@ from .pages import render
 from .throttle import Held
 
 router = APIRouter()
+# the password checks waiting their turn (auth.MAX_HASHING at once) wait here, not in the
+# worker threads the pages need: one limiter per event loop
+_limiters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+async def _checked(review, name: str, password: str) -> str | None:
+    loop = asyncio.get_running_loop()
+    limiter = _limiters.get(loop)
+    if limiter is None:
+        limiter = _limiters[loop] = anyio.CapacityLimiter(auth.MAX_HASHING)
+    return await anyio.to_thread.run_sync(review.reviewers.check, name, password,
+                                          limiter=limiter)
 
 
 def held_sentence(seconds: int) -> str:
@@ -66,7 +82,7 @@ async def sign_in(request: Request):
         answer.headers["Retry-After"] = str(held.seconds)
         return answer
     with attempt:
-        why = await run_in_threadpool(review.reviewers.check, name, password)
+        why = await _checked(review, name, password)
         if why is not None:
             attempt.failed()
             await run_in_threadpool(_record, review, "signin_failed", name, client,
