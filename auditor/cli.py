@@ -948,7 +948,47 @@ def import_exports(logs, profile_path, house_path, out, gaming_day=None):
 REVIEWERS_OPTION = click.option(
     "--reviewers", "reviewers_path", type=click.Path(path_type=Path, dir_okay=False),
     default=Path("reviewers.toml"), show_default=True,
-    help="The reviewers file (TOML: each reviewer's name and argon2 password hash).")
+    help="The reviewers file (TOML: each reviewer's name, argon2 password hash, role and "
+    "whether disabled).")
+
+
+def _events_client() -> tuple[str, dict[str, str]]:
+    """How the trail names an event of a command: its client, and who ran it."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = str(os.getuid())
+    return "command line", {"by": user}
+
+
+def _review_store_events(store_url: str, name: str, kind: str, why: str | None) -> int:
+    """Record KIND about reviewer NAME in the store's trail and, with WHY, end every
+    session of theirs; returns the sessions ended."""
+    from .review import sessions, trail
+    from .store import StoreError
+    from .store.engine import connect
+    from .store.schema import migrate
+
+    client, detail = _events_client()
+    try:
+        store = connect(store_url, must_exist=True)
+        try:
+            with store.begin() as conn:
+                migrate(conn)
+                ended = sessions.end_all(conn, name, why, client) if why else 0
+                trail.record(conn, kind, reviewer=name, client=client,
+                             detail={**detail, "sessions_ended": ended})
+        finally:
+            store.close()
+    except StoreError as exc:
+        raise Failure(f"--store: {exc}") from None
+    return ended
+
+
+def _sessions_ended(ended: int) -> str:
+    return f"; {ended} session{'' if ended == 1 else 's'} ended" if ended else ""
 
 
 @main.group("review", invoke_without_command=True)
@@ -960,11 +1000,19 @@ REVIEWERS_OPTION = click.option(
               "other machines reach the sign-in page.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port to listen on (0: any free one, printed).")
+@click.option("--allowed-host", "allowed_hosts", metavar="NAME[:PORT]", multiple=True,
+              help="Also serve requests for this host name (repeatable): the name a TLS "
+              "proxy or other machines reach the server by. Requests for any other name "
+              "than these and the address listened on are refused (400).")
 @REVIEWERS_OPTION
 @click.option("--read-only", is_flag=True,
               help="Serve without signing in and without writes: every change is refused.")
+@click.option("--idle-timeout", "idle_minutes", metavar="MINUTES", type=click.IntRange(1, 600),
+              default=30, show_default=True,
+              help="End a session after this many minutes without a request.")
 @click.pass_context
-def review(ctx, store_url, host, port, reviewers_path, read_only):
+def review(ctx, store_url, host, port, allowed_hosts, reviewers_path, read_only,
+           idle_minutes):
     """Review a findings store's exceptions in a browser: reviewers sign in and record what
     each finding is (a disposition, with a note), carried to later runs."""
     if ctx.invoked_subcommand is not None:
@@ -972,21 +1020,27 @@ def review(ctx, store_url, host, port, reviewers_path, read_only):
     if store_url is None:
         raise Failure("--store URL names the findings store to review "
                       "(e.g. sqlite:///audits.db)")
+    from datetime import timedelta
+
     from .review.app import create_app, listening, loopback, serve
     from .review.auth import ReviewersError
+    from .review.hosts import HostError
     from .store import StoreError
 
     try:
-        app = create_app(store_url, reviewers_path, read_only)
-    except (StoreError, ReviewersError, RulesetError) as exc:
+        app = create_app(store_url, reviewers_path, read_only,
+                         idle=timedelta(minutes=idle_minutes), host=host,
+                         allowed_hosts=allowed_hosts)
+    except (StoreError, ReviewersError, RulesetError, HostError) as exc:
         raise Failure(f"review: {exc}") from None
     try:
         sock = listening(host, port)
     except OSError as exc:
-        app.state.review.store.close()
+        app.state.review.close()
         raise Failure(f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc})"
                       ) from None
     bound_host, bound_port = sock.getsockname()[:2]
+    app.state.review.hosts.bind(bound_port)
     shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
     mode = " (read-only)" if read_only else f" (reviewers: {reviewers_path})"
     click.echo(f"auditor review: serving {app.state.review.store.name}{mode} at "
@@ -994,17 +1048,33 @@ def review(ctx, store_url, host, port, reviewers_path, read_only):
     if not loopback(host):
         click.echo(f"auditor review: {host} is reachable from other machines, over plain "
                    "HTTP: put it behind a TLS proxy or serve on 127.0.0.1", err=True)
+        if not allowed_hosts:
+            click.echo("auditor review: only requests for the address itself are served; "
+                       "--allowed-host NAME adds the name other machines use", err=True)
     serve(app, sock)
+
+
+ROLE_OPTION = click.option(
+    "--role", type=click.Choice(["reviewer", "supervisor"]), default=None,
+    help="The reviewer's role (a new reviewer's default: reviewer; an existing one's is "
+    "kept unless given).")
+STORE_SESSIONS_OPTION = click.option(
+    "--store", "store_url", metavar="URL", default=None,
+    help="The findings store the server uses: end the reviewer's sessions in it now, and "
+    "record the change in its trail.")
 
 
 @review.command("add-reviewer")
 @click.argument("name")
 @REVIEWERS_OPTION
+@ROLE_OPTION
 @click.option("--password-stdin", is_flag=True,
               help="Read the password from the first line of standard input instead of "
               "asking for it.")
-def review_add_reviewer(name, reviewers_path, password_stdin):
-    """Add reviewer NAME to the reviewers file (made if need be), or change NAME's password."""
+@STORE_SESSIONS_OPTION
+def review_add_reviewer(name, reviewers_path, role, password_stdin, store_url):
+    """Add reviewer NAME to the reviewers file (made if need be), or change NAME's password
+    (which ends the sessions begun with the old one)."""
     from .review.auth import ReviewersError, add_reviewer, check_name
 
     try:
@@ -1014,22 +1084,69 @@ def review_add_reviewer(name, reviewers_path, password_stdin):
         else:
             password = click.prompt(f"Password for {name}", hide_input=True,
                                     confirmation_prompt=True)
-        new = add_reviewer(reviewers_path, name, password)
+        new = add_reviewer(reviewers_path, name, password, role)
     except ReviewersError as exc:
         raise Failure(f"add-reviewer: {exc}") from None
+    ended = 0
+    if store_url is not None:
+        ended = _review_store_events(store_url, name, "reviewer_added" if new
+                                     else "password_changed", None if new else "password_changed")
     click.echo(f"{'added reviewer' if new else 'changed the password of'} {name} "
-               f"in {reviewers_path}")
+               f"in {reviewers_path}{_sessions_ended(ended)}")
+
+
+def _set_disabled(name: str, reviewers_path: Path, store_url: str | None,
+                  disabled: bool) -> None:
+    from .review.auth import ReviewersError, set_disabled
+
+    word = "disable" if disabled else "enable"
+    try:
+        changed = set_disabled(reviewers_path, name, disabled)
+    except ReviewersError as exc:
+        raise Failure(f"{word}-reviewer: {exc}") from None
+    ended = 0
+    if store_url is not None:
+        ended = _review_store_events(store_url, name, f"reviewer_{word}d",
+                                     "disabled" if disabled else None)
+    said = f"{word}d" if changed else f"already {word}d:"
+    click.echo(f"{said} reviewer {name} in {reviewers_path}{_sessions_ended(ended)}")
+
+
+@review.command("disable-reviewer")
+@click.argument("name")
+@REVIEWERS_OPTION
+@STORE_SESSIONS_OPTION
+def review_disable_reviewer(name, reviewers_path, store_url):
+    """Disable reviewer NAME: they sign in no more, and the server ends their sessions (at
+    once with --store); their dispositions stay as they were."""
+    _set_disabled(name, reviewers_path, store_url, True)
+
+
+@review.command("enable-reviewer")
+@click.argument("name")
+@REVIEWERS_OPTION
+@click.option("--store", "store_url", metavar="URL", default=None,
+              help="The findings store the server uses: record the change in its trail.")
+def review_enable_reviewer(name, reviewers_path, store_url):
+    """Let disabled reviewer NAME sign in again."""
+    _set_disabled(name, reviewers_path, store_url, False)
 
 
 @review.command("export")
 @click.option("--store", "store_url", required=True, metavar="URL",
-              help="The findings store whose dispositions to export.")
+              help="The findings store whose dispositions (or trail) to export.")
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="The CSV file to write (default: standard output).")
-def review_export(store_url, out):
+@click.option("--events", is_flag=True,
+              help="Write the review's trail instead: every event (sign-ins, sign-outs, "
+              "failures, sessions ended, changes of a whole selection...), oldest first.")
+def review_export(store_url, out, events):
     """Write every disposition (oldest first, with its finding's rule, table, round and
-    message) as CSV, safe to open in a spreadsheet."""
+    message) as CSV, safe to open in a spreadsheet; times in UTC (with Z)."""
+    import polars as pl
+
     from .findings import spreadsheet_safe
+    from .review import trail
     from .store import StoreError
     from .store.dispositions import export_rows
     from .store.engine import connect
@@ -1040,8 +1157,12 @@ def review_export(store_url, out):
         try:
             with store.begin() as conn:
                 migrate(conn)
-                # reviewers' notes and log text reach the cells: none is read as a formula
-                rows = spreadsheet_safe(export_rows(conn))
+                if events:
+                    rows = trail.export_rows(conn)
+                else:
+                    # reviewers' notes and log text reach the cells: none is read as a formula
+                    rows = spreadsheet_safe(export_rows(conn)).with_columns(
+                        pl.col("decided_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ"))
         finally:
             store.close()
     except StoreError as exc:
@@ -1054,7 +1175,8 @@ def review_export(store_url, out):
     except OSError as exc:
         raise Failure(f"--out {out}: cannot be written ({exc.strerror or exc})") from None
     if out is not None:
-        click.echo(f"{rows.height} disposition(s) -> {out}", err=True)
+        what = "event" if events else "disposition"
+        click.echo(f"{rows.height} {what}(s) -> {out}", err=True)
 
 
 class Stopped(BaseException):

@@ -3,7 +3,12 @@ in, and record what each one is (a disposition, store.dispositions), one finding
 filtered selection at once.
 
 - app: the application (FastAPI on Starlette, jinja2, htmx) and serving it (uvicorn)
-- auth: the reviewers file (argon2 hashes), signing in and out, the signed session
+- auth: the reviewers file (argon2 hashes, roles, disabled), who a request is from
+- sessions: sessions held in the store, ended by signing out, a changed password, a
+  disabled reviewer or the idle timeout
+- signin: the sign-in page, signing in and out; throttle: failed sign-ins held back
+- hosts: the Host names served (any other: 400)
+- trail: the review's events, append-only (review_events); events: the trail's page
 - csrf: the form token every POST carries
 - queries: what the pages read from the store (runs; a run's findings filtered and paged)
 - rounds: a finding's round replayed from its run's output folder

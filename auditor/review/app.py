@@ -1,11 +1,12 @@
 """The review application: `create_app` builds it over a store, `serve` runs it (uvicorn).
 
 FastAPI on Starlette: routes with typed query values, dependencies for the form token
-(csrf.check, on the whole app) and the signed-in reviewer (auth.require_reviewer), and
-Starlette's signed-cookie sessions; jinja2 pages (autoescaped) with htmx swapping parts
-of them in place; uvicorn serves it, bound to 127.0.0.1 unless told otherwise. Everything
-the pages load (htmx, the style sheet) is served by the app itself: no network at run
-time.
+(csrf.check, on the whole app) and the signed-in reviewer (auth.require_reviewer), a
+signed cookie carrying the session's token and sessions held in the store (sessions);
+jinja2 pages (autoescaped) with htmx swapping parts of them in place; uvicorn serves it,
+bound to 127.0.0.1 unless told otherwise, answering only to the host names it is meant
+for (hosts). Everything the pages load (htmx, the style sheet) is served by the app
+itself: no network at run time.
 
 Reads and writes go through the store's engine (store.engine): writes (dispositions) in
 its transactions, which on SQLite take the write lock at once; reads on SQLite through an
@@ -17,9 +18,10 @@ from __future__ import annotations
 
 import secrets
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 import jinja2
@@ -34,11 +36,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..rulesets import Rulesets, load_rulesets
 from ..store.engine import BUSY_SECONDS, Store, connect, errors
 from ..store.schema import migrate
-from . import auth, csrf, pages, signin
+from . import auth, csrf, events, pages, sessions, signin
+from .hosts import CheckHost, Hosts
 from .queries import RunFacts
+from .throttle import Throttle
 
 HERE = Path(__file__).resolve().parent
 READS = ("GET", "HEAD")
+TOUCH_WAIT = 1  # second a session's touch waits for SQLite's write lock
 SECURITY_HEADERS = [
     # only this site's own scripts, styles and forms; never framed
     (b"content-security-policy",
@@ -60,7 +65,17 @@ class Review:
     read_only: bool
     rulesets: Rulesets
     templates: jinja2.Environment
+    secret: str  # signs the cookie, and keys the form tokens (csrf)
+    hosts: Hosts
+    idle: timedelta = timedelta(minutes=sessions.IDLE_MINUTES)
+    toucher: Engine | None = None
+    throttle: Throttle = field(default_factory=Throttle)
     facts: RunFacts = field(default_factory=RunFacts)
+
+    @property
+    def touch_every(self) -> timedelta:
+        """How old a session's last use may be before a request writes it again."""
+        return min(sessions.TOUCH_EVERY, self.idle / 4)
 
     @contextmanager
     def reading(self) -> Iterator[Connection]:
@@ -72,13 +87,21 @@ class Review:
         with self.store.begin() as conn:
             yield conn
 
+    @contextmanager
+    def touching(self) -> Iterator[Connection]:
+        """A small write that waits for the store a moment at most (StoreError if busy)."""
+        with errors(self.store.name), (self.toucher or self.store.engine).begin() as conn:
+            yield conn
 
-def _reader(store: Store) -> Engine:
-    """The engine pages read through: on SQLite one whose transactions begin deferred
-    (a read takes no write lock); on PostgreSQL the store's own."""
-    if store.backend != "sqlite":
-        return store.engine
-    engine = sa.create_engine(store.url, connect_args={"timeout": BUSY_SECONDS})
+    def close(self) -> None:
+        for engine in (self.reader, self.toucher):
+            if engine is not None and engine is not self.store.engine:
+                engine.dispose()
+        self.store.close()
+
+
+def _sqlite_engine(store: Store, begin: str, timeout: float) -> Engine:
+    engine = sa.create_engine(store.url, connect_args={"timeout": timeout})
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:
@@ -86,9 +109,25 @@ def _reader(store: Store) -> Engine:
 
     @sa.event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql(begin)
 
     return engine
+
+
+def _reader(store: Store) -> Engine:
+    """The engine pages read through: on SQLite one whose transactions begin deferred
+    (a read takes no write lock); on PostgreSQL the store's own."""
+    if store.backend != "sqlite":
+        return store.engine
+    return _sqlite_engine(store, "BEGIN", BUSY_SECONDS)
+
+
+def _toucher(store: Store) -> Engine | None:
+    """The engine of a page's small writes: on SQLite one that waits TOUCH_WAIT for the
+    write lock; on PostgreSQL the store's own (None)."""
+    if store.backend != "sqlite":
+        return None
+    return _sqlite_engine(store, "BEGIN IMMEDIATE", TOUCH_WAIT)
 
 
 def templates() -> jinja2.Environment:
@@ -146,13 +185,21 @@ def create_app(
     reviewers_path: Path = auth.DEFAULT_FILE,
     read_only: bool = False,
     secret: str | None = None,
+    idle: timedelta = timedelta(minutes=sessions.IDLE_MINUTES),
+    host: str = "127.0.0.1",
+    allowed_hosts: Iterable[str] = (),
 ) -> FastAPI:
     """The application over the store at STORE_URL (which must exist; an older schema is
     upgraded, as any use of the store does). Reviewers sign in with the names and
-    passwords of REVIEWERS_PATH, unless READ_ONLY (no sign-in, every write refused). The
-    session cookie is signed with SECRET, or the secret kept beside the reviewers file.
-    Raises StoreError, ReviewersError or RulesetError with a sentence."""
+    passwords of REVIEWERS_PATH, unless READ_ONLY (no sign-in, every write refused); a
+    session ends after IDLE without a request. The session cookie is signed with SECRET,
+    or the secret kept beside the reviewers file. Requests are served for the Host names
+    of HOST (the address to be bound: its port is told later, `state.review.hosts.bind`)
+    and ALLOWED_HOSTS (hosts). Raises StoreError, ReviewersError, HostError or
+    RulesetError with a sentence."""
+    hosts = Hosts(host, allowed_hosts)
     store = connect(store_url, must_exist=True)
+    reader = toucher = None
     try:
         with store.begin() as conn:
             migrate(conn)
@@ -164,17 +211,22 @@ def create_app(
                     f"{reviewers_path}: no reviewers yet; add one with "
                     "`auditor review add-reviewer NAME`, or serve with --read-only")
             secret = secret or auth.secret_beside(reviewers_path)
-        state = Review(store, _reader(store), reviewers, read_only, load_rulesets(),
-                       templates())
+        reader, toucher = _reader(store), _toucher(store)
+        state = Review(store, reader, reviewers, read_only, load_rulesets(), templates(),
+                       # read-only: nobody signs in; a secret for this process only
+                       secret=secret or secrets.token_hex(32), hosts=hosts, idle=idle,
+                       toucher=toucher)
     except Exception:
+        for engine in (reader, toucher):
+            if engine is not None and engine is not store.engine:
+                engine.dispose()
         store.close()
         raise
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
-        state.reader.dispose()
-        store.close()
+        state.close()
 
     app = FastAPI(
         title="auditor review",
@@ -187,21 +239,22 @@ def create_app(
     app.state.review = state
     app.add_middleware(
         SessionMiddleware,
-        # read-only: nobody signs in; a secret for this process only
-        secret_key=secret or secrets.token_hex(32),
+        secret_key=state.secret,
         session_cookie=auth.SESSION_COOKIE,
-        max_age=auth.SESSION_HOURS * 3600,
+        max_age=int(sessions.MAX_AGE.total_seconds()),  # the session's own limit
         same_site="strict",
         https_only=False,  # served on 127.0.0.1 over plain HTTP
     )
     if read_only:
         app.add_middleware(ReadOnly)
+    app.add_middleware(CheckHost, hosts=hosts)  # before everything but the headers
     app.add_middleware(SecurityHeaders)
     app.add_exception_handler(csrf.Refused, csrf.refused)
     app.add_exception_handler(auth.SignInNeeded, auth.sign_in_redirect)
     pages.add_handlers(app)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(signin.router)
+    app.include_router(events.router)
     app.include_router(pages.router)
 
     return app

@@ -15,6 +15,8 @@ URL map (every page needs a signed-in reviewer unless the server is read-only):
     POST /findings/bulk/confirm              state + note on a selection: the count to confirm
     POST /findings/bulk                      ... confirmed: set on every finding of it
     GET  /sign-in, POST /sign-in, POST /sign-out (auth)
+    GET  /events?kind=&reviewer=&from=&until=&page=
+                                             the review's trail (events)
     GET  /static/...                         htmx and the style sheet
 
 An htmx request (header HX-Request) gets the part it swaps; the same URL without it the
@@ -36,7 +38,7 @@ from ..report.replays import cents
 from ..rules.catalog import REGISTRY
 from ..store import MEANINGS, STATES, StoreError, state_label
 from ..store import dispositions as dsp
-from . import csrf, queries, rounds
+from . import auth, csrf, queries, rounds, trail
 from .auth import require_reviewer
 from .queries import BadSelection, Selection, utc_minutes
 
@@ -74,7 +76,7 @@ def htmx(request: Request) -> bool:
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     review = request.app.state.review
-    reviewer = None if review.read_only else request.session.get("reviewer")
+    reviewer = None if review.read_only else auth.reviewer_of(request)
     base = {
         "reviewer": reviewer,
         "read_only": review.read_only,
@@ -306,12 +308,18 @@ async def bulk_confirm(request: Request, reviewer: str | None = Depends(require_
 def _record_selection(request: Request, sel: Selection, previous_id: str | None, state: str,
                       note: str, reviewer: str, expected: int) -> int | None:
     """Set STATE on every finding of the selection, in one transaction, if it still holds
-    EXPECTED findings (None: it changed since it was confirmed; nothing is set)."""
+    EXPECTED findings (None: it changed since it was confirmed; nothing is set); the
+    trail records it in the same transaction, with the selection's filter and count."""
     with request.app.state.review.writing() as conn:
         ids = queries.selected_ids(conn, sel, previous_id)
         if len(ids) != expected:
             return None
-        return dsp.record(conn, ids, state, note, reviewer, run_id=sel.run)
+        done = dsp.record(conn, ids, state, note, reviewer, run_id=sel.run)
+        given = {k: v for k, v in sel.filters().items() if k != "run"}
+        trail.record(conn, "bulk", reviewer=reviewer, client=auth.client_of(request),
+                     run_id=sel.run, detail={"filter": given, "count": done,
+                                             "disposition": state, "note": note})
+        return done
 
 
 @router.post("/findings/bulk", response_class=HTMLResponse)

@@ -16,6 +16,7 @@ module needs no database library.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -61,8 +62,12 @@ def document(
 
 
 def write(doc: dict[str, Any], out: Path) -> Path:
+    """OUT/dispositions.json, readable by its owner only (it holds reviewers' notes)."""
     path = out / FILE
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(handle, "w", encoding="utf-8") as file:
+        os.fchmod(file.fileno(), 0o600)  # a file there before keeps no wider mode
+        file.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     return path
 
 

@@ -14,6 +14,7 @@ Every database error comes out as a StoreError of one line, the URL's password h
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -101,6 +102,7 @@ def _sqlite(url: URL, must_exist: bool) -> Engine:
         raise StoreError(f"{shown(url)}: no store at {path} (`auditor audit --store` makes one)")
     if not path.parent.is_dir():
         raise StoreError(f"{shown(url)}: the folder {path.parent} does not exist")
+    _owner_only(url, path)
     engine = sa.create_engine(url, connect_args={"timeout": BUSY_SECONDS})
 
     @sa.event.listens_for(engine, "connect")
@@ -115,6 +117,20 @@ def _sqlite(url: URL, must_exist: bool) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def _owner_only(url: URL, path: Path) -> None:
+    """A store the auditor creates is readable and writable by its owner only (findings,
+    reviewers' notes, the trail): the file is made empty (which SQLite takes for a new
+    database) with mode 0600 before SQLite opens it; SQLite gives its journal the file's
+    mode. A store that is there already keeps the mode it has."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{shown(url)}: cannot be created ({exc.strerror or exc})") from None
+    os.close(handle)
 
 
 @contextmanager

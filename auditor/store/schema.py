@@ -16,6 +16,16 @@
   Rows name a finding by finding_id, not by run, so a finding found again by a later run
   keeps its last disposition (the row with the highest disposition_id); `run_id` is the
   run the reviewer set it from, if any.
+- `review_sessions` (version 3): the review application's sessions, held in the store so
+  that signing out, a changed password or a disabled reviewer ends them: a SHA-256 of the
+  session's token (the token itself is only in the reviewer's cookie), the reviewer, when
+  it began and was last used, when and why it ended (null while it is live), the client
+  address, and a fingerprint of the reviewer's password hash at sign-in.
+- `review_events` (version 3): the review's trail, append-only (triggers refuse an UPDATE
+  or DELETE of a row): sign-ins, sign-outs and failures, sessions ended, a disposition
+  set on a selection with its filter and count, reviewers disabled; one row each, with
+  its time (UTC), kind, reviewer, client, run and finding where it has them, and details
+  as JSON text (review.trail).
 - `schema_version`: the versions applied, one row each.
 
 The store upgrades itself: `migrate` applies, in one transaction and under a lock, every
@@ -174,6 +184,43 @@ dispositions = sa.Table(
 )
 
 
+review_sessions = sa.Table(
+    "review_sessions",
+    metadata,
+    # SHA-256 (hex) of the session's random token: a copy of the store opens no session
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("reviewer", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime, nullable=False),  # UTC
+    sa.Column("last_seen", sa.DateTime, nullable=False),  # UTC, kept to the minute
+    sa.Column("ended_at", sa.DateTime),  # UTC; null while the session is live
+    sa.Column("ended_why", sa.String(24)),  # signout, idle, expired, password_changed, ...
+    sa.Column("client", sa.Text),  # the address it signed in from
+    # a fingerprint of the reviewer's password hash at sign-in: a changed password ends it
+    sa.Column("password_mark", sa.String(16), nullable=False),
+    sa.Index("review_sessions_reviewer", "reviewer", "ended_at"),
+    sa.Index("review_sessions_live", "ended_at", "last_seen"),
+)
+
+review_events = sa.Table(
+    "review_events",
+    metadata,
+    sa.Column("event_id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.DateTime, nullable=False),  # UTC
+    sa.Column("kind", sa.String(32), nullable=False),
+    # who it was (for a failed sign-in: the name as typed, which may be no reviewer's)
+    sa.Column("reviewer", sa.Text, nullable=False),
+    sa.Column("client", sa.Text),
+    sa.Column("run_id", sa.String(64)),
+    sa.Column("finding_id", sa.String(32)),
+    sa.Column("detail", sa.Text),  # JSON: what else the event says (a filter, a count...)
+    sa.Index("review_events_at", "at"),
+    sa.Index("review_events_kind", "kind", "at"),
+    sa.Index("review_events_reviewer", "reviewer", "at"),
+)
+
+APPEND_ONLY = "review_events is append-only: its rows are never changed or removed"
+
+
 def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=[runs, inputs, run_tables, run_dealers, findings])
 
@@ -182,10 +229,32 @@ def _create_v2(conn: Connection) -> None:
     metadata.create_all(conn, tables=[dispositions])
 
 
+def _create_v3(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[review_sessions, review_events])
+    # the trail is append-only for every writer of the store, not only this auditor
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(
+            "CREATE FUNCTION review_events_append_only() RETURNS trigger LANGUAGE plpgsql "
+            f"AS $$ BEGIN RAISE EXCEPTION '{APPEND_ONLY}'; END $$")
+        conn.exec_driver_sql(
+            "CREATE TRIGGER review_events_no_change BEFORE UPDATE OR DELETE ON review_events "
+            "FOR EACH ROW EXECUTE FUNCTION review_events_append_only()")
+        conn.exec_driver_sql(
+            "CREATE TRIGGER review_events_no_truncate BEFORE TRUNCATE ON review_events "
+            "FOR EACH STATEMENT EXECUTE FUNCTION review_events_append_only()")
+    else:
+        for action in ("UPDATE", "DELETE"):
+            conn.exec_driver_sql(
+                f"CREATE TRIGGER review_events_no_{action.lower()} BEFORE {action} ON "
+                f"review_events BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END")
+
+
 # (version, what it does, the step): applied in order, each once
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "runs, inputs, run_tables, run_dealers and findings", _create_v1),
     (2, "dispositions: what reviewers decided each finding is", _create_v2),
+    (3, "review_sessions and review_events: sessions held in the store, the review's trail",
+     _create_v3),
 ]
 
 
