@@ -2,7 +2,8 @@
 real server (`auditor review`, uvicorn) and a store of the faulty sample day, on SQLite and
 on PostgreSQL: a reviewer signs in, filters the findings, opens one, sets its
 disposition, audits again and finds the disposition carried to the new run; the same
-store served read-only shows no form and refuses a write."""
+store served read-only shows no form and refuses a write; the runs page fits 1366
+pixels."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,9 +62,9 @@ def _serve(store: str, tmp_path: Path, *extra: str) -> Iterator[str]:
     """`auditor review` in a process of its own; yields its address until it is stopped."""
     port = _free_port()
     server = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "auditor"), "review", "--store", store, "--port",
+        [sys.executable, "-m", "auditor.cli", "review", "--store", store, "--port",
          str(port), "--reviewers", str(tmp_path / "reviewers.toml"), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
     address = f"http://127.0.0.1:{port}"
     try:
         for _ in range(200):
@@ -160,5 +162,37 @@ def test_read_only_serves_without_sign_in_and_refuses_writes(store, tmp_path, br
         written = page.request.post(page.url + "/disposition",
                                     form={"disposition": "confirmed", "note": "x"})
         assert written.status == 403
+    finally:
+        next(served, None)
+
+
+def _errors(page) -> list[str]:
+    """The console's errors (a content security policy refusal is one) and the page's
+    uncaught exceptions, as they come."""
+    seen: list[str] = []
+    page.on("console", lambda m: seen.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: seen.append(str(e)))
+    return seen
+
+
+def test_the_runs_page_fits_1366_pixels(store, tmp_path, browser):
+    add_reviewer(tmp_path / "reviewers.toml", NAME, PASSWORD)
+    served = _serve(store, tmp_path)
+    address = next(served)
+    try:
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        errors = _errors(page)
+        _sign_in(page, address)
+        page.goto(address + "/runs")
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, window.innerWidth,"
+            " document.getElementById('runs-table').scrollWidth,"
+            " document.getElementById('runs-table').parentElement.clientWidth]")
+        page_width, window_width, table_width, room = widths
+        assert page_width <= window_width and table_width <= room, widths
+        audited = page.inner_text("#runs-table tbody td.audited")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d to \d{4}-\d\d-\d\d \d\d:\d\d",
+                            audited), audited
+        assert errors == []
     finally:
         next(served, None)

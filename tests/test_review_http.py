@@ -676,3 +676,26 @@ def test_review_serves_over_http_on_loopback(store_url, reviewers, template):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+# --- the runs page ---------------------------------------------------------------------
+
+
+def test_the_runs_page_shows_the_period_each_run_audited_as_history_does(app, store_url):
+    import json
+
+    from auditor.store.show import audited
+
+    client, _ = _signed_in(app)
+    page = client.get("/").text
+    shown = _cli("history", "--store", store_url, "--format", "json")
+    listed = json.loads(shown.output)["runs"]
+    first, second = listed
+    assert first["window"] != second["window"]  # one run asked --until, one every round
+    for run in listed:
+        words = audited(run)
+        assert words != "every round of its logs"
+        row = re.search(rf'<tr id="run-{run["run_id"]}".*?</tr>', page, re.S).group(0)
+        cell = re.search(r'<td class="audited">(.*?)</td>', row).group(1)
+        assert re.sub(r"<[^>]+>", "", cell) == words
+    assert "every round of its logs" not in page

@@ -30,6 +30,7 @@ from ..store import dispositions as dsp
 from ..store.compare import run_facts, window_words
 from ..store.history import changes, previous_run, tables_of
 from ..store.schema import findings, runs
+from ..store.show import audited
 
 SEVERITIES = ("error", "warning")
 PRESENCE = {"new": "new in this run", "still_present": "still present (found by the run before)"}
@@ -207,14 +208,16 @@ def _stored_order(run: dict[str, Any]) -> tuple:
 
 
 def runs_listed(conn: Connection, facts: RunFacts) -> list[dict[str, Any]]:
-    """The runs as `auditor history` lists them (the latest first), with what each found
-    new and the dispositions of its findings."""
+    """The runs as `auditor history` lists them (the latest first), with the period each
+    audited (as `history` words it), what each found new and the dispositions of its
+    findings."""
     listed = run_rows(conn)
     compared = facts.compared(conn, listed)
     decided = dsp.counts_by_run(conn, [r["run_id"] for r in listed])
     return [
         {
             **run_facts(run),
+            "audited": audited(run_facts(run)),
             "facility": run["facility"],
             "tables": run["tables"],
             "rounds_audited": run["rounds_audited"],
@@ -348,13 +351,22 @@ def runs_that_found(conn: Connection, finding_id: str) -> list[dict[str, Any]]:
             runs.c.gaming_day,
             runs.c.window_from,
             runs.c.window_until,
+            runs.c.period_start,
+            runs.c.period_end,
             findings.c.severity,
         )
         .join(findings, findings.c.run_id == runs.c.run_id)
         .where(findings.c.finding_id == finding_id)
         .order_by(runs.c.finished_at, runs.c.run_id)
     )
-    return [{**dict(r), "window": window_words(dict(r))} for r in conn.execute(query).mappings()]
+    return [{**dict(r), "window": _audited(dict(r))} for r in conn.execute(query).mappings()]
+
+
+def _audited(run: dict[str, Any]) -> str:
+    """The period a stored run audited, in `auditor history`'s words."""
+    period = {k: run[f"period_{k}"].isoformat() if run.get(f"period_{k}") else None
+              for k in ("start", "end")}
+    return audited({"window": window_words(run), "period": period})
 
 
 def earlier_and_later(found_in: list[dict], run: dict[str, Any]) -> list[dict]:
