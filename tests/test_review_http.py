@@ -23,6 +23,7 @@ import uuid
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 import sqlalchemy as sa
@@ -678,7 +679,213 @@ def test_review_serves_over_http_on_loopback(store_url, reviewers, template):
         server.wait(timeout=30)
 
 
-# --- the runs page ---------------------------------------------------------------------
+# --- going through findings: next and previous, search, order, export --------------------
+
+
+def _ids(html: str) -> list[str]:
+    return re.findall(r'<tr id="finding-([0-9a-f]{32})"', html)
+
+
+def _unescape(href: str) -> str:
+    return href.replace("&amp;", "&")
+
+
+def _place(html: str) -> tuple[str, str]:
+    found = re.search(r'id="finding-place" data-position="(\d*)" data-total="(\d+)"', html)
+    return found.group(1), found.group(2)
+
+
+def _nav(html: str, which: str) -> str | None:
+    found = re.search(rf'id="finding-{which}" rel="{which}" href="([^"]+)"', html)
+    return _unescape(found.group(1)) if found else None
+
+
+def test_a_finding_page_walks_the_selection_it_was_opened_from(app, store_url):
+    client, token = _signed_in(app)
+    _first, second = _runs(store_url)
+    query = {"run": second, "severity": "error", "sort": "amount", "per_page": 4}
+    listed = client.get("/findings", params={**query, "per_page": 500}).text
+    order = _ids(listed)
+    assert len(order) > 5
+    # the list's links carry the selection (without its run, in the path, and its page)
+    page = client.get("/findings", params=query).text
+    first_link = _unescape(re.search(r'class="finding-link" href="([^"]+)"', page).group(1))
+    assert first_link == f"{_finding_path(second, order[0])}?severity=error&sort=amount&per_page=4"
+    # from the first to the last by "next", each once, in the list's order; back by "previous"
+    walked, href = [], first_link
+    while href:
+        html = client.get(href).text
+        walked.append(re.search(r'id="fact-finding-id"><code>([0-9a-f]{32})<', html).group(1))
+        assert _place(html) == (str(len(walked)), str(len(order)))
+        assert f"Finding <strong>{len(walked)}</strong> of {len(order)}" in html
+        back = re.search(r'id="back-to-findings" href="([^"]+)"', html).group(1)
+        page_of = (len(walked) - 1) // 4 + 1
+        assert _unescape(back) == (f"/findings?run={second}&severity=error&sort=amount"
+                                   + (f"&page={page_of}" if page_of > 1 else "")
+                                   + f"&per_page=4#finding-{walked[-1]}")
+        if len(walked) == 1:
+            assert _nav(html, "prev") is None and 'id="finding-prev-none"' in html
+        else:
+            assert _nav(html, "prev") == f"{_finding_path(second, walked[-2])}?{href.split('?')[1]}"
+        href = _nav(html, "next")
+    assert walked == order
+    assert 'id="finding-next-none"' in html
+    # without a selection: every finding of the run, in the findings files' order
+    plain = client.get(_finding_path(second, order[0])).text
+    assert _place(plain)[1] == str(len(_findings(store_url, second)))
+
+    # a disposition set under a filter by disposition: the finding leaves the selection,
+    # its neighbours stay; the page it leads back to keeps the selection
+    open_only = "state=open&sort=amount"
+    at = f"{_finding_path(second, order[1])}?{open_only}"
+    before = client.get(at).text
+    neighbours = _nav(before, "prev"), _nav(before, "next")
+    total = int(_place(before)[1])
+    set_htmx = client.post(_finding_path(second, order[1]) + f"/disposition?{open_only}",
+                           data={"disposition": "confirmed", "csrf_token": token},
+                           headers={"HX-Request": "true"})
+    assert set_htmx.status_code == 200
+    assert 'id="finding-nav" class="finding-nav" aria-label="Findings of this selection" ' \
+           'hx-swap-oob="true"' in set_htmx.text
+    assert _place(set_htmx.text) == ("", str(total - 1))
+    assert "Not in this selection any more" in set_htmx.text
+    assert (_nav(set_htmx.text, "prev"), _nav(set_htmx.text, "next")) == neighbours
+    assert f'action="{_finding_path(second, order[1])}/disposition?state=open&amp;sort=amount"' \
+        in set_htmx.text
+    whole = client.post(_finding_path(second, order[2]) + f"/disposition?{open_only}",
+                        data={"disposition": "explained", "csrf_token": token},
+                        follow_redirects=False)
+    assert whole.status_code == 303
+    assert whole.headers["location"] == f"{_finding_path(second, order[2])}?{open_only}"
+    assert client.get(_finding_path(second, order[0]), params={"sort": "sideways"}
+                      ).status_code == 400
+
+
+def test_findings_searched_in_their_messages_and_rule_ids(app, store_url):
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    stored = _findings(store_url, second)
+    word = next(w for f in stored for w in (f["message"] or "").split() if len(w) > 5
+                and w.isalpha())
+    shouted = word.upper()  # any case
+    page = client.get("/findings", params={"run": second, "q": shouted, "per_page": 500}).text
+    expected = {f["finding_id"] for f in stored
+                if word.lower() in (f["message"] or "").lower()
+                or word.lower() in f["rule_id"].lower()}
+    assert set(_ids(page)) == expected and expected
+    assert f'value="{shouted}"' in page and "in this selection" in page
+    rule = stored[0]["rule_id"]
+    by_rule = client.get("/findings", params={"run": second, "q": rule.lower(),
+                                              "per_page": 500}).text
+    assert set(_ids(by_rule)) >= {f["finding_id"] for f in stored if f["rule_id"] == rule}
+    # LIKE's wildcards are themselves: a search for them finds only what holds them
+    for wildcard in ("%", "_", "\\", "$%"):
+        found = client.get("/findings", params={"run": second, "q": wildcard,
+                                                 "per_page": 500}).text
+        assert set(_ids(found)) == {f["finding_id"] for f in stored
+                                    if wildcard in (f["message"] or "")
+                                    or wildcard in f["rule_id"]}, wildcard
+    # the search narrows a disposition set on the whole selection too
+    token = _token(page)
+    confirm = client.post("/findings/bulk/confirm", data={
+        "run": second, "q": shouted, "disposition": "explained", "csrf_token": token})
+    assert f'<strong id="bulk-count">{len(expected)}</strong>' in confirm.text
+    assert f'name="q" value="{shouted}"' in confirm.text
+    too_long = client.get("/findings", params={"run": second, "q": "x" * 201})
+    assert too_long.status_code == 400 and "at most 200 characters" in too_long.text
+
+
+def test_findings_sorted_by_amount_and_by_table_then_round(app, store_url):
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    stored = {f["finding_id"]: f for f in _findings(store_url, second)}
+
+    def listed(sort: str) -> list[dict]:
+        page = client.get("/findings", params={"run": second, "sort": sort, "per_page": 500})
+        assert page.status_code == 200
+        return [stored[i] for i in _ids(page.text)]
+
+    def file_key(f):
+        return tuple((f[c] is None, f[c] if f[c] is not None else 0)
+                     for c in ("table_id", "shoe_id", "round", "seq")) + (f["rule_id"],
+                                                                         f["finding_id"])
+
+    largest = listed("amount")
+    sizes = [abs(f["amount"]) for f in largest if f["amount"] is not None]
+    assert sizes == sorted(sizes, reverse=True) and sizes
+    assert all(f["amount"] is None for f in largest[len(sizes):])  # without one: last
+    smallest = listed("amount_asc")
+    sizes = [abs(f["amount"]) for f in smallest if f["amount"] is not None]
+    assert sizes == sorted(sizes)
+    assert all(f["amount"] is None for f in smallest[len(sizes):])
+    by_table = listed("table")
+    keys = [(f["table_id"], f["round"] if f["round"] is not None else 1 << 62,
+             f["seq"] if f["seq"] is not None else 1 << 62) for f in by_table]
+    assert keys == sorted(keys)
+    assert [f["finding_id"] for f in listed("file")] == [
+        f["finding_id"] for f in sorted(stored.values(), key=file_key)]
+    assert listed("file") == listed("")
+    # the order chosen is kept by the form and by the pages' links
+    page = client.get("/findings", params={"run": second, "sort": "amount", "per_page": 4}).text
+    assert '<option value="amount" selected>' in page
+    assert f'href="/findings?run={second}&amp;sort=amount&amp;page=2&amp;per_page=4"' in page
+    bad = client.get("/findings", params={"run": second, "sort": "random"})
+    assert bad.status_code == 400 and "sort is one of file, table, amount, amount_asc" in bad.text
+
+
+def test_the_rule_filter_names_each_rule_with_its_title(app, store_url):
+    from auditor.rules.catalog import REGISTRY
+
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    page = client.get("/findings", params={"run": second}).text
+    rules = {f["rule_id"] for f in _findings(store_url, second)}
+    for rule_id in rules:
+        count = sum(f["rule_id"] == rule_id for f in _findings(store_url, second))
+        title = REGISTRY.get(rule_id).title.replace("'", "&#39;")
+        assert f'<option value="{rule_id}">{rule_id} — {title} ({count})</option>' in page
+
+
+def test_the_selection_exported_as_spreadsheet_safe_csv(app, store_url):
+    client, token = _signed_in(app)
+    _first, second = _runs(store_url)
+    chosen = _findings(store_url, second, table_id=SCRIPT)
+    notes = ["=HYPERLINK(\"http://x\")", "+1", "-2", "@SUM(A1)", "fine\nsecond line"]
+    for f, note in zip(chosen, notes, strict=False):
+        client.post(_finding_path(second, f["finding_id"]) + "/disposition",
+                    data={"disposition": "explained", "note": note, "csrf_token": token},
+                    follow_redirects=False)
+    query = {"run": second, "table": SCRIPT, "sort": "amount"}
+    page = client.get("/findings", params=query).text
+    assert f'id="export-csv" href="/findings.csv?{urlencode(query).replace("&", "&amp;")}"' \
+        in page
+    answer = client.get("/findings.csv", params=query)
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/csv; charset=utf-8"
+    assert answer.headers["content-disposition"] == (
+        f'attachment; filename="findings-{second}.csv"')
+    rows = list(csv.DictReader(io.StringIO(answer.text)))
+    listed = _ids(client.get("/findings", params={**query, "per_page": 500}).text)
+    assert [r["finding_id"] for r in rows] == listed and len(rows) == len(chosen)
+    by_id = {r["finding_id"]: r for r in rows}
+    for f, note in zip(chosen, notes, strict=False):
+        row = by_id[f["finding_id"]]
+        assert row["disposition"] == "explained" and row["reviewer"] == "ann"
+        assert row["note"] == (note if note[0] not in "=+-@" else "'" + note)
+        assert row["decided_at"].endswith("Z")
+    for row in rows:
+        assert row["table_id"] == SCRIPT and row["run_id"] == second
+        assert row["presence"] in ("new", "still present") and row["rule_title"]
+        for cell in row.values():
+            assert not cell.startswith(("=", "+", "@", "\t", "\r")) and (
+                not cell.startswith("-") or re.fullmatch(r"-[0-9.]+", cell)), cell
+    # every finding of the run without filters; a run that is not there
+    everything = client.get("/findings.csv", params={"run": second})
+    assert len(list(csv.DictReader(io.StringIO(everything.text)))) == len(
+        _findings(store_url, second))
+    assert client.get("/findings.csv", params={"run": "no-such-run"}).status_code == 404
+    assert client.get("/findings.csv", params={"run": second, "sort": "x"}).status_code == 400
+    assert TestClient(app).get("/findings.csv", follow_redirects=False).status_code == 303
 
 
 def test_the_runs_page_shows_the_period_each_run_audited_as_history_does(app, store_url):
@@ -699,3 +906,26 @@ def test_the_runs_page_shows_the_period_each_run_audited_as_history_does(app, st
         cell = re.search(r'<td class="audited">(.*?)</td>', row).group(1)
         assert re.sub(r"<[^>]+>", "", cell) == words
     assert "every round of its logs" not in page
+
+
+def test_the_shortcuts_are_written_on_the_pages(app, store_url):
+    from auditor.store import state_label
+
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding_id = _findings(store_url, second)[0]["finding_id"]
+    for path in ("/findings", _finding_path(second, finding_id)):
+        page = client.get(path).text
+        assert '<details id="shortcuts" class="shortcuts">' in page
+        assert '<script src="/static/review.js" defer></script>' in page
+        for key in ("j", "k", "o", "u", "?", "Esc", "/"):
+            assert f"<kbd>{key}</kbd>" in page, key
+        for n, state in enumerate(STATES, start=1):
+            assert f"<kbd>{n}</kbd></th><td>on a finding: sets “{state_label(state)}”" in page
+    page = client.get(_finding_path(second, finding_id)).text
+    for n, state in enumerate(STATES, start=1):
+        assert f'<option value="{state}" data-key="{n}"' in page
+    script = client.get("/static/review.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    # the policy still allows no inline script: the page has none
+    assert "<script>" not in page and " onclick=" not in page
