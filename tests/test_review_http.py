@@ -908,6 +908,133 @@ def test_the_runs_page_shows_the_period_each_run_audited_as_history_does(app, st
     assert "every round of its logs" not in page
 
 
+# --- small things: notes, rule text, HEAD, unknown pages, the banner ---------------------
+
+
+def test_a_note_over_the_limit_is_refused_at_its_box(app, store_url):
+    from auditor.review.pages import MAX_NOTE
+
+    client, token = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding_id = _findings(store_url, second)[0]["finding_id"]
+    path = _finding_path(second, finding_id)
+    page = client.get(path).text
+    assert f'maxlength="{MAX_NOTE}"' in page
+    assert page.count(f'maxlength="{MAX_NOTE}"') == 1
+    assert f'id="bulk-note" name="note" rows="2" cols="50" maxlength="{MAX_NOTE}"' in \
+        client.get("/findings", params={"run": second}).text
+    long_note = "<b>x</b>" + "y" * MAX_NOTE
+    form = {"disposition": "corrected", "note": long_note, "csrf_token": token}
+    whole = client.post(path + "/disposition?sort=amount", data=form)
+    assert whole.status_code == 400
+    assert 'id="disposition-note-error"' in whole.text and "at most 10,000" in whole.text
+    assert f">&lt;b&gt;x&lt;/b&gt;{'y' * MAX_NOTE}</textarea>" in whole.text  # kept, escaped
+    assert '<option value="corrected" data-key="5" selected>' in whole.text
+    assert 'aria-invalid="true"' in whole.text and 'id="finding-nav"' in whole.text
+    part = client.post(path + "/disposition", data=form, headers={"HX-Request": "true"})
+    assert part.status_code == 200 and part.text.lstrip().startswith('<section id="disposition"')
+    assert 'id="disposition-note-error"' in part.text and "<html" not in part.text
+    assert _history(store_url, finding_id) == []
+    # at the limit: set
+    exact = client.post(path + "/disposition", data={**form, "note": "z" * MAX_NOTE},
+                        headers={"HX-Request": "true"})
+    assert 'id="disposition-done"' in exact.text
+    assert len(_history(store_url, finding_id)) == 1
+    # the same on a whole selection: its form again, the note kept, nothing set
+    bulk = {"run": second, "disposition": "explained", "note": long_note, "csrf_token": token}
+    whole = client.post("/findings/bulk/confirm", data=bulk)
+    assert whole.status_code == 400 and 'id="bulk-note-error"' in whole.text
+    assert 'id="bulk-form"' in whole.text and 'id="bulk-confirm-form"' not in whole.text
+    part = client.post("/findings/bulk/confirm", data=bulk, headers={"HX-Request": "true"})
+    assert part.status_code == 200 and 'id="bulk-note-error"' in part.text
+    assert f">&lt;b&gt;x&lt;/b&gt;{'y' * MAX_NOTE}</textarea>" in part.text
+    assert len(_rows(store_url, sa.select(dispositions))) == 1
+
+
+def test_notes_keep_their_line_breaks(app, store_url):
+    client, token = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding_id = _findings(store_url, second)[0]["finding_id"]
+    path = _finding_path(second, finding_id)
+    note = "Dealer retrained.\r\n<i>Second</i> line."
+    client.post(path + "/disposition", data={"disposition": "confirmed", "note": note,
+                                             "csrf_token": token})
+    page = client.get(path).text
+    kept = "Dealer retrained.\n&lt;i&gt;Second&lt;/i&gt; line."
+    assert f'<td class="note note-text">{kept}</td>' in page
+    assert f'class="note-text">{kept}</q>' in page
+    css = client.get("/static/review.css").text
+    assert ".note-text { white-space: pre-wrap; }" in css
+
+
+def test_rule_text_shows_code_as_code(app, store_url):
+    from markupsafe import Markup
+
+    from auditor.review.pages import code_spans
+    from auditor.rules.catalog import REGISTRY
+
+    assert code_spans("a `card_exposed` row, `<b>x</b>` & `a`b") == Markup(
+        "a <code>card_exposed</code> row, <code>&lt;b&gt;x&lt;/b&gt;</code> &amp; "
+        "<code>a</code>b")
+    assert code_spans("no code <here>") == "no code &lt;here&gt;"
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding = next(f for f in _findings(store_url, second)
+                   if "`" in REGISTRY.get(f["rule_id"]).what)
+    page = client.get(_finding_path(second, finding["finding_id"])).text
+    what = re.search(r'<p id="rule-what">(.*?)</p>', page, re.S).group(1)
+    assert "<code>" in what and "`" not in what
+    assert 'id="rule-fails"' in page and 'id="rule-passes"' in page
+
+
+def test_every_page_answers_head_as_it_answers_get(app, store_url):
+    from fastapi.routing import APIRoute
+
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding_id = _findings(store_url, second)[0]["finding_id"]
+    values = {"run_id": second, "finding_id": finding_id}
+    paths = ["/static/review.css", "/static/review.js", "/static/htmx-2.0.11.min.js",
+             "/no-such-page", f"/findings.csv?run={second}"]
+
+    def routes(listed):  # the app's routes, and those of the routers it includes
+        for route in listed:
+            included = getattr(route, "original_router", None)
+            yield from routes(included.routes) if included is not None else [route]
+
+    for route in routes(app.routes):
+        if isinstance(route, APIRoute) and "GET" in route.methods:
+            paths.append(route.path.format(**values))
+    assert {"/", "/runs", "/findings", "/findings.csv", "/sign-in",
+            _finding_path(second, finding_id)} <= set(paths)
+    for path in paths:
+        got = client.get(path, follow_redirects=False)
+        head = client.head(path, follow_redirects=False)
+        assert head.status_code == got.status_code, path
+        assert head.content == b"", path
+        assert head.headers.get("content-type") == got.headers.get("content-type"), path
+        assert "content-security-policy" in head.headers
+        if "content-length" in got.headers:
+            assert head.headers["content-length"] == got.headers["content-length"], path
+    assert client.head("/").status_code == 200
+    anonymous = TestClient(app)
+    assert anonymous.head("/sign-in").status_code == 200
+    assert anonymous.head("/findings", follow_redirects=False).status_code == 303
+
+
+def test_an_unknown_address_gets_the_apps_own_page(app):
+    signed, _ = _signed_in(app)
+    for client in (TestClient(app), signed):
+        for path in ("/no-such-page", "/static/nothing.js", "/runs/x/y/z"):
+            answer = client.get(path)
+            assert answer.status_code == 404, path
+            assert answer.headers["content-type"].startswith("text/html")
+            assert '<p id="error-message" class="error" role="alert">There is no such page.</p>' \
+                in answer.text, path
+            assert 'id="top"' in answer.text and 'href="/static/review.css"' in answer.text
+            assert "Not Found" not in answer.text
+
+
 def test_the_shortcuts_are_written_on_the_pages(app, store_url):
     from auditor.store import state_label
 
@@ -929,3 +1056,42 @@ def test_the_shortcuts_are_written_on_the_pages(app, store_url):
     assert script.status_code == 200 and "javascript" in script.headers["content-type"]
     # the policy still allows no inline script: the page has none
     assert "<script>" not in page and " onclick=" not in page
+
+
+def test_the_banner_names_an_address_that_opens():
+    from auditor.review.app import banner
+
+    local = banner("sqlite:///a.db", " (read-only)", "127.0.0.1", 8123)
+    assert local == ["auditor review: serving sqlite:///a.db (read-only) at "
+                     "http://127.0.0.1:8123/ (Ctrl-C stops)"]
+    for every, loop in (("0.0.0.0", "http://127.0.0.1:8123/"), ("::", "http://[::1]:8123/")):
+        said = banner("sqlite:///a.db", "", every, 8123)
+        assert said[0] == f"auditor review: serving sqlite:///a.db at {loop} (Ctrl-C stops)"
+        assert said[1].startswith("auditor review: listening on every address of this "
+                                  "machine; from other machines, open http://")
+        assert every not in " ".join(said).replace("::1", "")
+        assert "0.0.0.0" not in " ".join(said)
+    assert banner("s", "", "192.0.2.7", 80)[0].endswith("at http://192.0.2.7:80/ (Ctrl-C stops)")
+    assert banner("s", "", "2001:db8::7", 80)[0].endswith("http://[2001:db8::7]:80/ (Ctrl-C stops)")
+
+
+def test_review_on_every_address_says_where_to_open_it(store_url, reviewers, template):
+    """`--host 0.0.0.0`: the banner names this machine's loopback, which opens, first."""
+    if template.backend != "sqlite":
+        pytest.skip("the server is the same on either store; started once")
+    import httpx
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "auditor.cli", "review", "--store", store_url, "--reviewers",
+         str(reviewers), "--host", "0.0.0.0", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        first, second = server.stderr.readline(), server.stderr.readline()
+        address = re.search(r"at (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops\)", first)
+        assert address and "0.0.0.0" not in first + second, first
+        assert "listening on every address of this machine" in second
+        answer = httpx.get(address.group(1) + "sign-in", timeout=30)
+        assert answer.status_code == 200 and 'id="sign-in"' in answer.text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

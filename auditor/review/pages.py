@@ -20,9 +20,9 @@ URL map (every page needs a signed-in reviewer unless the server is read-only):
     GET  /static/...                         htmx, the style sheet, the shortcuts (review.js)
 
 An htmx request (header HX-Request) gets the part it swaps; the same URL without it the
-whole page, so every page also works without scripts and from a bookmark. Keyboard
-shortcuts (static/review.js) follow the pages' links and submit their forms: nothing
-they do needs them.
+whole page, so every page also works without scripts and from a bookmark. HEAD is
+answered wherever GET is (app.HeadAsGet). Keyboard shortcuts (static/review.js) follow
+the pages' links and submit their forms: nothing they do needs them.
 """
 
 from __future__ import annotations
@@ -32,11 +32,13 @@ import io
 import math
 import re
 from collections.abc import Iterator
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -54,7 +56,7 @@ RULE_TITLES = {rule.id: rule.title for rule in REGISTRY.all()}
 KEYS = {state: str(n) for n, state in enumerate(STATES, start=1)}
 router = APIRouter()
 
-__all__ = ["add_handlers", "dash", "money", "render", "router", "utc_minutes"]
+__all__ = ["add_handlers", "code_spans", "dash", "money", "render", "router", "utc_minutes"]
 
 
 # --- rendering ----------------------------------------------------------------------------
@@ -67,6 +69,15 @@ def money(amount: float | None) -> str:
 
 def dash(value: Any) -> Any:
     return "—" if value is None or value == "" else value
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: str | None) -> Markup:
+    """A rule's text with its `backticked` words as code: escaped first, then the
+    backticks (escaping leaves them) made <code> elements."""
+    return Markup(_CODE.sub(r"<code>\1</code>", str(escape(text or ""))))
 
 
 def link(path: str, params: dict[str, str] | None = None) -> str:
@@ -123,9 +134,19 @@ def add_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
         messages = {404: "There is no such page.", 405: "That is not a way to ask for it."}
+        # a sentence of ours, not Starlette's bare reason phrase ("Not Found")
         detail = exc.detail if isinstance(exc.detail, str) and exc.status_code != 405 else None
+        if detail == _phrase(exc.status_code):
+            detail = None
         return _error_page(request, exc.status_code,
                            detail or messages.get(exc.status_code, "That cannot be done."))
+
+
+def _phrase(status: int) -> str | None:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return None
 
 
 # --- runs ---------------------------------------------------------------------------------
@@ -184,6 +205,7 @@ def _findings_context(request: Request, given: dict[str, Any]) -> dict[str, Any]
         "csv_name": _csv_name(run_id),
         "rule_titles": RULE_TITLES,
         "keys": KEYS,
+        "max_note": MAX_NOTE,
         "max_search": queries.MAX_SEARCH,
     }
 
@@ -312,7 +334,11 @@ def _disposition_context(run_id: str, finding_id: str, decided: list[dict],
         "history": decided,
         "current": decided[-1] if decided else None,
         "action": link(finding_path(run_id, finding_id) + "/disposition", carried),
+        "max_note": MAX_NOTE,
         "keys": KEYS,
+        "note_error": None,
+        "note_given": "",
+        "state_given": None,
     }
 
 
@@ -323,10 +349,19 @@ def finding_page(request: Request, run_id: str, finding_id: str,
 
 
 def _note(form) -> str:
-    note = str(form.get("note") or "").replace("\r\n", "\n").strip()
+    note = _note_given(form)
     if len(note) > MAX_NOTE:
-        raise BadSelection(f"a note has at most {MAX_NOTE:,} characters")
+        raise BadSelection(_too_long(note))
     return note
+
+
+def _note_given(form) -> str:
+    return str(form.get("note") or "").replace("\r\n", "\n").strip()
+
+
+def _too_long(note: str) -> str:
+    return (f"The note has {len(note):,} characters; a note has at most {MAX_NOTE:,}. "
+            "Shorten it and set the disposition again: nothing was set.")
 
 
 def _state(form) -> str:
@@ -356,12 +391,31 @@ def _nav_now(request: Request, run_id: str, finding_id: str,
         return _nav_context(conn, review, _run_or_404(conn, run_id), finding_id, sel)
 
 
+def _note_refused(request: Request, run_id: str, finding_id: str, state: str,
+                  note: str) -> HTMLResponse:
+    """A note over the limit: the form again with the note and state given, and why at
+    the box (htmx swaps only a 2xx answer; a page loaded whole says 400)."""
+    kept = {"note_error": _too_long(note), "note_given": note, "state_given": state}
+    if htmx(request):
+        review = request.app.state.review
+        with review.reading() as conn:
+            decided = dsp.history(conn, finding_id)
+        sel = Selection.of(run_id, request.query_params)
+        return render(request, "_disposition.html.j2",
+                      **{**_disposition_context(run_id, finding_id, decided, sel.carried()),
+                         **kept})
+    context = _finding_context(request, run_id, finding_id)
+    return render(request, "finding.html.j2", status=400, **{**context, **kept})
+
+
 @router.post("/runs/{run_id}/findings/{finding_id}/disposition", response_class=HTMLResponse)
 async def set_disposition(request: Request, run_id: str, finding_id: str,
                           reviewer: str | None = Depends(require_reviewer)):
     form = await request.form()
     sel = Selection.of(run_id, request.query_params)  # the selection the page came from
-    state, note = _state(form), _note(form)
+    state, note = _state(form), _note_given(form)
+    if len(note) > MAX_NOTE:
+        return await run_in_threadpool(_note_refused, request, run_id, finding_id, state, note)
     decided = await run_in_threadpool(_record_one, request, run_id, finding_id, state, note,
                                       reviewer)
     said = f"Set to “{state_label(state)}” by {reviewer}."
@@ -400,10 +454,16 @@ def _bulk_context(sel: Selection, state: str, note: str, total: int,
 @router.post("/findings/bulk/confirm", response_class=HTMLResponse)
 async def bulk_confirm(request: Request, reviewer: str | None = Depends(require_reviewer)):
     form = await request.form()
-    state, note = _state(form), _note(form)
+    state, note = _state(form), _note_given(form)
     sel, _previous, total = await run_in_threadpool(_selection_of, request, form)
+    context = _bulk_context(sel, state, note, total)
+    if len(note) > MAX_NOTE:  # the form again, the note kept, why at the box
+        context.update(note_error=_too_long(note), max_note=MAX_NOTE)
+        if htmx(request):
+            return render(request, "_bulk_form.html.j2", **context)
+        return render(request, "bulk_confirm.html.j2", status=400, **context)
     name = "_bulk_confirm.html.j2" if htmx(request) else "bulk_confirm.html.j2"
-    return render(request, name, **_bulk_context(sel, state, note, total))
+    return render(request, name, **context)
 
 
 def _record_selection(request: Request, sel: Selection, previous_id: str | None, state: str,
