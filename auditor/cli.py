@@ -1022,7 +1022,7 @@ def review(ctx, store_url, host, port, allowed_hosts, reviewers_path, read_only,
                       "(e.g. sqlite:///audits.db)")
     from datetime import timedelta
 
-    from .review.app import create_app, listening, loopback, serve
+    from .review.app import banner, create_app, listening, loopback, serve
     from .review.auth import ReviewersError
     from .review.hosts import HostError
     from .store import StoreError
@@ -1041,10 +1041,9 @@ def review(ctx, store_url, host, port, allowed_hosts, reviewers_path, read_only,
                       ) from None
     bound_host, bound_port = sock.getsockname()[:2]
     app.state.review.hosts.bind(bound_port)
-    shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
     mode = " (read-only)" if read_only else f" (reviewers: {reviewers_path})"
-    click.echo(f"auditor review: serving {app.state.review.store.name}{mode} at "
-               f"http://{shown_host}:{bound_port}/ (Ctrl-C stops)", err=True)
+    for line in banner(app.state.review.store.name, mode, bound_host, bound_port):
+        click.echo(line, err=True)
     if not loopback(host):
         click.echo(f"auditor review: {host} is reachable from other machines, over plain "
                    "HTTP: put it behind a TLS proxy or serve on 127.0.0.1", err=True)

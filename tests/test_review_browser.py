@@ -2,7 +2,8 @@
 real server (`auditor review`, uvicorn) and a store of the faulty sample day, on SQLite and
 on PostgreSQL: a reviewer signs in, filters the findings, opens one, sets its
 disposition, audits again and finds the disposition carried to the new run; the same
-store served read-only shows no form and refuses a write."""
+store served read-only shows no form and refuses a write; a reviewer goes through
+findings by keys alone, with no error in the console; the runs page fits 1366 pixels."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,8 @@ from postgres import postgres_server  # noqa: F401 - the session's server, for t
 
 from auditor.cli import main
 from auditor.review.auth import add_reviewer
+from auditor.store import dispositions as dsp
+from auditor.store.engine import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -60,9 +64,9 @@ def _serve(store: str, tmp_path: Path, *extra: str) -> Iterator[str]:
     """`auditor review` in a process of its own; yields its address until it is stopped."""
     port = _free_port()
     server = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "auditor"), "review", "--store", store, "--port",
+        [sys.executable, "-m", "auditor.cli", "review", "--store", store, "--port",
          str(port), "--reviewers", str(tmp_path / "reviewers.toml"), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
     address = f"http://127.0.0.1:{port}"
     try:
         for _ in range(200):
@@ -160,5 +164,108 @@ def test_read_only_serves_without_sign_in_and_refuses_writes(store, tmp_path, br
         written = page.request.post(page.url + "/disposition",
                                     form={"disposition": "confirmed", "note": "x"})
         assert written.status == 403
+    finally:
+        next(served, None)
+
+
+def _errors(page) -> list[str]:
+    """The console's errors (a content security policy refusal is one) and the page's
+    uncaught exceptions, as they come."""
+    seen: list[str] = []
+    page.on("console", lambda m: seen.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: seen.append(str(e)))
+    return seen
+
+
+def _history(store: str, finding_id: str) -> list[dict]:
+    opened = connect(store)
+    try:
+        with opened.begin() as conn:
+            return dsp.history(conn, finding_id)
+    finally:
+        opened.close()
+
+
+def test_keys_walk_three_findings_and_set_a_disposition(store, tmp_path, browser):
+    add_reviewer(tmp_path / "reviewers.toml", NAME, PASSWORD)
+    served = _serve(store, tmp_path)
+    address = next(served)
+    try:
+        page = browser.new_page()
+        errors = _errors(page)
+        _sign_in(page, address)
+        page.goto(address + "/findings?severity=error&sort=amount")
+        ids = [page.locator("#findings-table tbody tr").nth(i).get_attribute("data-finding-id")
+               for i in range(5)]
+        selected = page.locator("#findings-table tbody tr.selected")
+        # the list: j and k move the selection, o opens it
+        for key, at in (("j", 0), ("j", 1), ("j", 2), ("k", 1), ("j", 2)):
+            page.keyboard.press(key)
+            playwright.expect(selected).to_have_attribute("data-finding-id", ids[at])
+        with page.expect_navigation():
+            page.keyboard.press("o")
+        playwright.expect(page.locator("#finding-place")).to_have_attribute(
+            "data-position", "3")
+        assert "sort=amount" in page.url and ids[2] in page.url
+        # a finding: j and k open the next and previous of the same selection
+        for key, at in (("j", 3), ("k", 2), ("k", 1)):
+            with page.expect_navigation():
+                page.keyboard.press(key)
+            assert ids[at] in page.url
+            playwright.expect(page.locator("#finding-place")).to_have_attribute(
+                "data-position", str(at + 1))
+        # ? shows the shortcuts written on the page
+        page.keyboard.press("?")
+        playwright.expect(page.locator("#shortcuts")).to_have_attribute("open", "")
+        page.keyboard.press("Escape")
+        # the note box resized (as dragging its corner does: an inline style), typed in:
+        # keys typed there are text; Esc leaves it; 2 sets "confirmed" (htmx)
+        page.evaluate("document.getElementById('disposition-note').style.height = '9em'")
+        page.click("#disposition-note")
+        page.keyboard.type("Short paid; jk")
+        page.keyboard.press("Enter")
+        page.keyboard.type("retrained")
+        assert ids[1] in page.url  # j and k in the box moved nothing
+        page.keyboard.press("Escape")
+        page.keyboard.press("2")
+        playwright.expect(page.locator("#disposition-done")).to_be_visible()
+        playwright.expect(page.locator("#disposition")).to_have_attribute(
+            "data-state", "confirmed")
+        assert page.inner_text("#disposition-reviewer") == NAME
+        [decided] = _history(store, ids[1])
+        assert (decided["state"], decided["note"], decided["reviewer"]) == (
+            "confirmed", "Short paid; jk\nretrained", NAME)
+        # the line break shown; and after the swap, j still goes on to the next
+        assert page.inner_text("#disposition-current-note") == "Short paid; jk\nretrained"
+        with page.expect_navigation():
+            page.keyboard.press("j")
+        assert ids[2] in page.url
+        with page.expect_navigation():
+            page.keyboard.press("u")
+        playwright.expect(selected).to_have_attribute("data-finding-id", ids[2])
+        assert errors == []  # no refusal of the content security policy, no exception
+    finally:
+        next(served, None)
+
+
+def test_the_runs_page_fits_1366_pixels(store, tmp_path, browser):
+    add_reviewer(tmp_path / "reviewers.toml", NAME, PASSWORD)
+    served = _serve(store, tmp_path)
+    address = next(served)
+    try:
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        errors = _errors(page)
+        _sign_in(page, address)
+        page.goto(address + "/runs")
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, window.innerWidth,"
+            " document.getElementById('runs-table').scrollWidth,"
+            " document.getElementById('runs-table').parentElement.clientWidth]")
+        page_width, window_width, table_width, room = widths
+        assert page_width <= window_width and table_width <= room, widths
+        audited = page.inner_text("#runs-table tbody td.audited")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d to \d{4}-\d\d-\d\d \d\d:\d\d",
+                            audited), audited
+        assert errors == []
     finally:
         next(served, None)

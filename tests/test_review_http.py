@@ -23,6 +23,7 @@ import uuid
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 import sqlalchemy as sa
@@ -681,6 +682,424 @@ def test_review_serves_over_http_on_loopback(store_url, reviewers, template):
         line = server.stderr.readline()
         address = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
         assert address, line
+        answer = httpx.get(address.group(1) + "sign-in", timeout=30)
+        assert answer.status_code == 200 and 'id="sign-in"' in answer.text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+# --- going through findings: next and previous, search, order, export --------------------
+
+
+def _ids(html: str) -> list[str]:
+    return re.findall(r'<tr id="finding-([0-9a-f]{32})"', html)
+
+
+def _unescape(href: str) -> str:
+    return href.replace("&amp;", "&")
+
+
+def _place(html: str) -> tuple[str, str]:
+    found = re.search(r'id="finding-place" data-position="(\d*)" data-total="(\d+)"', html)
+    return found.group(1), found.group(2)
+
+
+def _nav(html: str, which: str) -> str | None:
+    found = re.search(rf'id="finding-{which}" rel="{which}" href="([^"]+)"', html)
+    return _unescape(found.group(1)) if found else None
+
+
+def test_a_finding_page_walks_the_selection_it_was_opened_from(app, store_url):
+    client, token = _signed_in(app)
+    _first, second = _runs(store_url)
+    query = {"run": second, "severity": "error", "sort": "amount", "per_page": 4}
+    listed = client.get("/findings", params={**query, "per_page": 500}).text
+    order = _ids(listed)
+    assert len(order) > 5
+    # the list's links carry the selection (without its run, in the path, and its page)
+    page = client.get("/findings", params=query).text
+    first_link = _unescape(re.search(r'class="finding-link" href="([^"]+)"', page).group(1))
+    assert first_link == f"{_finding_path(second, order[0])}?severity=error&sort=amount&per_page=4"
+    # from the first to the last by "next", each once, in the list's order; back by "previous"
+    walked, href = [], first_link
+    while href:
+        html = client.get(href).text
+        walked.append(re.search(r'id="fact-finding-id"><code>([0-9a-f]{32})<', html).group(1))
+        assert _place(html) == (str(len(walked)), str(len(order)))
+        assert f"Finding <strong>{len(walked)}</strong> of {len(order)}" in html
+        back = re.search(r'id="back-to-findings" href="([^"]+)"', html).group(1)
+        page_of = (len(walked) - 1) // 4 + 1
+        assert _unescape(back) == (f"/findings?run={second}&severity=error&sort=amount"
+                                   + (f"&page={page_of}" if page_of > 1 else "")
+                                   + f"&per_page=4#finding-{walked[-1]}")
+        if len(walked) == 1:
+            assert _nav(html, "prev") is None and 'id="finding-prev-none"' in html
+        else:
+            assert _nav(html, "prev") == f"{_finding_path(second, walked[-2])}?{href.split('?')[1]}"
+        href = _nav(html, "next")
+    assert walked == order
+    assert 'id="finding-next-none"' in html
+    # without a selection: every finding of the run, in the findings files' order
+    plain = client.get(_finding_path(second, order[0])).text
+    assert _place(plain)[1] == str(len(_findings(store_url, second)))
+
+    # a disposition set under a filter by disposition: the finding leaves the selection,
+    # its neighbours stay; the page it leads back to keeps the selection
+    open_only = "state=open&sort=amount"
+    at = f"{_finding_path(second, order[1])}?{open_only}"
+    before = client.get(at).text
+    neighbours = _nav(before, "prev"), _nav(before, "next")
+    total = int(_place(before)[1])
+    set_htmx = client.post(_finding_path(second, order[1]) + f"/disposition?{open_only}",
+                           data={"disposition": "confirmed", "csrf_token": token},
+                           headers={"HX-Request": "true"})
+    assert set_htmx.status_code == 200
+    assert 'id="finding-nav" class="finding-nav" aria-label="Findings of this selection" ' \
+           'hx-swap-oob="true"' in set_htmx.text
+    assert _place(set_htmx.text) == ("", str(total - 1))
+    assert "Not in this selection any more" in set_htmx.text
+    assert (_nav(set_htmx.text, "prev"), _nav(set_htmx.text, "next")) == neighbours
+    assert f'action="{_finding_path(second, order[1])}/disposition?state=open&amp;sort=amount"' \
+        in set_htmx.text
+    whole = client.post(_finding_path(second, order[2]) + f"/disposition?{open_only}",
+                        data={"disposition": "explained", "csrf_token": token},
+                        follow_redirects=False)
+    assert whole.status_code == 303
+    assert whole.headers["location"] == f"{_finding_path(second, order[2])}?{open_only}"
+    assert client.get(_finding_path(second, order[0]), params={"sort": "sideways"}
+                      ).status_code == 400
+
+
+def test_findings_searched_in_their_messages_and_rule_ids(app, store_url):
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    stored = _findings(store_url, second)
+    word = next(w for f in stored for w in (f["message"] or "").split() if len(w) > 5
+                and w.isalpha())
+    shouted = word.upper()  # any case
+    page = client.get("/findings", params={"run": second, "q": shouted, "per_page": 500}).text
+    expected = {f["finding_id"] for f in stored
+                if word.lower() in (f["message"] or "").lower()
+                or word.lower() in f["rule_id"].lower()}
+    assert set(_ids(page)) == expected and expected
+    assert f'value="{shouted}"' in page and "in this selection" in page
+    rule = stored[0]["rule_id"]
+    by_rule = client.get("/findings", params={"run": second, "q": rule.lower(),
+                                              "per_page": 500}).text
+    assert set(_ids(by_rule)) >= {f["finding_id"] for f in stored if f["rule_id"] == rule}
+    # LIKE's wildcards are themselves: a search for them finds only what holds them
+    for wildcard in ("%", "_", "\\", "$%"):
+        found = client.get("/findings", params={"run": second, "q": wildcard,
+                                                 "per_page": 500}).text
+        assert set(_ids(found)) == {f["finding_id"] for f in stored
+                                    if wildcard in (f["message"] or "")
+                                    or wildcard in f["rule_id"]}, wildcard
+    # the search narrows a disposition set on the whole selection too
+    token = _token(page)
+    confirm = client.post("/findings/bulk/confirm", data={
+        "run": second, "q": shouted, "disposition": "explained", "csrf_token": token})
+    assert f'<strong id="bulk-count">{len(expected)}</strong>' in confirm.text
+    assert f'name="q" value="{shouted}"' in confirm.text
+    too_long = client.get("/findings", params={"run": second, "q": "x" * 201})
+    assert too_long.status_code == 400 and "at most 200 characters" in too_long.text
+
+
+def test_findings_sorted_by_amount_and_by_table_then_round(app, store_url):
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    stored = {f["finding_id"]: f for f in _findings(store_url, second)}
+
+    def listed(sort: str) -> list[dict]:
+        page = client.get("/findings", params={"run": second, "sort": sort, "per_page": 500})
+        assert page.status_code == 200
+        return [stored[i] for i in _ids(page.text)]
+
+    def file_key(f):
+        return tuple((f[c] is None, f[c] if f[c] is not None else 0)
+                     for c in ("table_id", "shoe_id", "round", "seq")) + (f["rule_id"],
+                                                                         f["finding_id"])
+
+    largest = listed("amount")
+    sizes = [abs(f["amount"]) for f in largest if f["amount"] is not None]
+    assert sizes == sorted(sizes, reverse=True) and sizes
+    assert all(f["amount"] is None for f in largest[len(sizes):])  # without one: last
+    smallest = listed("amount_asc")
+    sizes = [abs(f["amount"]) for f in smallest if f["amount"] is not None]
+    assert sizes == sorted(sizes)
+    assert all(f["amount"] is None for f in smallest[len(sizes):])
+    by_table = listed("table")
+    keys = [(f["table_id"], f["round"] if f["round"] is not None else 1 << 62,
+             f["seq"] if f["seq"] is not None else 1 << 62) for f in by_table]
+    assert keys == sorted(keys)
+    assert [f["finding_id"] for f in listed("file")] == [
+        f["finding_id"] for f in sorted(stored.values(), key=file_key)]
+    assert listed("file") == listed("")
+    # the order chosen is kept by the form and by the pages' links
+    page = client.get("/findings", params={"run": second, "sort": "amount", "per_page": 4}).text
+    assert '<option value="amount" selected>' in page
+    assert f'href="/findings?run={second}&amp;sort=amount&amp;page=2&amp;per_page=4"' in page
+    bad = client.get("/findings", params={"run": second, "sort": "random"})
+    assert bad.status_code == 400 and "sort is one of file, table, amount, amount_asc" in bad.text
+
+
+def test_the_rule_filter_names_each_rule_with_its_title(app, store_url):
+    from auditor.rules.catalog import REGISTRY
+
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    page = client.get("/findings", params={"run": second}).text
+    rules = {f["rule_id"] for f in _findings(store_url, second)}
+    for rule_id in rules:
+        count = sum(f["rule_id"] == rule_id for f in _findings(store_url, second))
+        title = REGISTRY.get(rule_id).title.replace("'", "&#39;")
+        assert f'<option value="{rule_id}">{rule_id} — {title} ({count})</option>' in page
+
+
+def test_the_selection_exported_as_spreadsheet_safe_csv(app, store_url):
+    client, token = _signed_in(app)
+    _first, second = _runs(store_url)
+    chosen = _findings(store_url, second, table_id=SCRIPT)
+    notes = ["=HYPERLINK(\"http://x\")", "+1", "-2", "@SUM(A1)", "fine\nsecond line"]
+    for f, note in zip(chosen, notes, strict=False):
+        client.post(_finding_path(second, f["finding_id"]) + "/disposition",
+                    data={"disposition": "explained", "note": note, "csrf_token": token},
+                    follow_redirects=False)
+    query = {"run": second, "table": SCRIPT, "sort": "amount"}
+    page = client.get("/findings", params=query).text
+    assert f'id="export-csv" href="/findings.csv?{urlencode(query).replace("&", "&amp;")}"' \
+        in page
+    answer = client.get("/findings.csv", params=query)
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/csv; charset=utf-8"
+    assert answer.headers["content-disposition"] == (
+        f'attachment; filename="findings-{second}.csv"')
+    rows = list(csv.DictReader(io.StringIO(answer.text)))
+    listed = _ids(client.get("/findings", params={**query, "per_page": 500}).text)
+    assert [r["finding_id"] for r in rows] == listed and len(rows) == len(chosen)
+    by_id = {r["finding_id"]: r for r in rows}
+    for f, note in zip(chosen, notes, strict=False):
+        row = by_id[f["finding_id"]]
+        assert row["disposition"] == "explained" and row["reviewer"] == "ann"
+        assert row["note"] == (note if note[0] not in "=+-@" else "'" + note)
+        assert row["decided_at"].endswith("Z")
+    for row in rows:
+        assert row["table_id"] == SCRIPT and row["run_id"] == second
+        assert row["presence"] in ("new", "still present") and row["rule_title"]
+        for cell in row.values():
+            assert not cell.startswith(("=", "+", "@", "\t", "\r")) and (
+                not cell.startswith("-") or re.fullmatch(r"-[0-9.]+", cell)), cell
+    # every finding of the run without filters; a run that is not there
+    everything = client.get("/findings.csv", params={"run": second})
+    assert len(list(csv.DictReader(io.StringIO(everything.text)))) == len(
+        _findings(store_url, second))
+    assert client.get("/findings.csv", params={"run": "no-such-run"}).status_code == 404
+    assert client.get("/findings.csv", params={"run": second, "sort": "x"}).status_code == 400
+    assert TestClient(app).get("/findings.csv", follow_redirects=False).status_code == 303
+
+
+def test_the_runs_page_shows_the_period_each_run_audited_as_history_does(app, store_url):
+    import json
+
+    from auditor.store.show import audited
+
+    client, _ = _signed_in(app)
+    page = client.get("/").text
+    shown = _cli("history", "--store", store_url, "--format", "json")
+    listed = json.loads(shown.output)["runs"]
+    first, second = listed
+    assert first["window"] != second["window"]  # one run asked --until, one every round
+    for run in listed:
+        words = audited(run)
+        assert words != "every round of its logs"
+        row = re.search(rf'<tr id="run-{run["run_id"]}".*?</tr>', page, re.S).group(0)
+        cell = re.search(r'<td class="audited">(.*?)</td>', row).group(1)
+        assert re.sub(r"<[^>]+>", "", cell) == words
+    assert "every round of its logs" not in page
+
+
+# --- small things: notes, rule text, HEAD, unknown pages, the banner ---------------------
+
+
+def test_a_note_over_the_limit_is_refused_at_its_box(app, store_url):
+    from auditor.review.pages import MAX_NOTE
+
+    client, token = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding_id = _findings(store_url, second)[0]["finding_id"]
+    path = _finding_path(second, finding_id)
+    page = client.get(path).text
+    assert f'maxlength="{MAX_NOTE}"' in page
+    assert page.count(f'maxlength="{MAX_NOTE}"') == 1
+    assert f'id="bulk-note" name="note" rows="2" cols="50" maxlength="{MAX_NOTE}"' in \
+        client.get("/findings", params={"run": second}).text
+    long_note = "<b>x</b>" + "y" * MAX_NOTE
+    form = {"disposition": "corrected", "note": long_note, "csrf_token": token}
+    whole = client.post(path + "/disposition?sort=amount", data=form)
+    assert whole.status_code == 400
+    assert 'id="disposition-note-error"' in whole.text and "at most 10,000" in whole.text
+    assert f">&lt;b&gt;x&lt;/b&gt;{'y' * MAX_NOTE}</textarea>" in whole.text  # kept, escaped
+    assert '<option value="corrected" data-key="5" selected>' in whole.text
+    assert 'aria-invalid="true"' in whole.text and 'id="finding-nav"' in whole.text
+    part = client.post(path + "/disposition", data=form, headers={"HX-Request": "true"})
+    assert part.status_code == 200 and part.text.lstrip().startswith('<section id="disposition"')
+    assert 'id="disposition-note-error"' in part.text and "<html" not in part.text
+    assert _history(store_url, finding_id) == []
+    # at the limit: set
+    exact = client.post(path + "/disposition", data={**form, "note": "z" * MAX_NOTE},
+                        headers={"HX-Request": "true"})
+    assert 'id="disposition-done"' in exact.text
+    assert len(_history(store_url, finding_id)) == 1
+    # the same on a whole selection: its form again, the note kept, nothing set
+    bulk = {"run": second, "disposition": "explained", "note": long_note, "csrf_token": token}
+    whole = client.post("/findings/bulk/confirm", data=bulk)
+    assert whole.status_code == 400 and 'id="bulk-note-error"' in whole.text
+    assert 'id="bulk-form"' in whole.text and 'id="bulk-confirm-form"' not in whole.text
+    part = client.post("/findings/bulk/confirm", data=bulk, headers={"HX-Request": "true"})
+    assert part.status_code == 200 and 'id="bulk-note-error"' in part.text
+    assert f">&lt;b&gt;x&lt;/b&gt;{'y' * MAX_NOTE}</textarea>" in part.text
+    assert len(_rows(store_url, sa.select(dispositions))) == 1
+
+
+def test_notes_keep_their_line_breaks(app, store_url):
+    client, token = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding_id = _findings(store_url, second)[0]["finding_id"]
+    path = _finding_path(second, finding_id)
+    note = "Dealer retrained.\r\n<i>Second</i> line."
+    client.post(path + "/disposition", data={"disposition": "confirmed", "note": note,
+                                             "csrf_token": token})
+    page = client.get(path).text
+    kept = "Dealer retrained.\n&lt;i&gt;Second&lt;/i&gt; line."
+    assert f'<td class="note note-text">{kept}</td>' in page
+    assert f'class="note-text">{kept}</q>' in page
+    css = client.get("/static/review.css").text
+    assert ".note-text { white-space: pre-wrap; }" in css
+
+
+def test_rule_text_shows_code_as_code(app, store_url):
+    from markupsafe import Markup
+
+    from auditor.review.pages import code_spans
+    from auditor.rules.catalog import REGISTRY
+
+    assert code_spans("a `card_exposed` row, `<b>x</b>` & `a`b") == Markup(
+        "a <code>card_exposed</code> row, <code>&lt;b&gt;x&lt;/b&gt;</code> &amp; "
+        "<code>a</code>b")
+    assert code_spans("no code <here>") == "no code &lt;here&gt;"
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding = next(f for f in _findings(store_url, second)
+                   if "`" in REGISTRY.get(f["rule_id"]).what)
+    page = client.get(_finding_path(second, finding["finding_id"])).text
+    what = re.search(r'<p id="rule-what">(.*?)</p>', page, re.S).group(1)
+    assert "<code>" in what and "`" not in what
+    assert 'id="rule-fails"' in page and 'id="rule-passes"' in page
+
+
+def test_every_page_answers_head_as_it_answers_get(app, store_url):
+    from fastapi.routing import APIRoute
+
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding_id = _findings(store_url, second)[0]["finding_id"]
+    values = {"run_id": second, "finding_id": finding_id}
+    paths = ["/static/review.css", "/static/review.js", "/static/htmx-2.0.11.min.js",
+             "/no-such-page", f"/findings.csv?run={second}"]
+
+    def routes(listed):  # the app's routes, and those of the routers it includes
+        for route in listed:
+            included = getattr(route, "original_router", None)
+            yield from routes(included.routes) if included is not None else [route]
+
+    for route in routes(app.routes):
+        if isinstance(route, APIRoute) and "GET" in route.methods:
+            paths.append(route.path.format(**values))
+    assert {"/", "/runs", "/findings", "/findings.csv", "/sign-in",
+            _finding_path(second, finding_id)} <= set(paths)
+    for path in paths:
+        got = client.get(path, follow_redirects=False)
+        head = client.head(path, follow_redirects=False)
+        assert head.status_code == got.status_code, path
+        assert head.content == b"", path
+        assert head.headers.get("content-type") == got.headers.get("content-type"), path
+        assert "content-security-policy" in head.headers
+        if "content-length" in got.headers:
+            assert head.headers["content-length"] == got.headers["content-length"], path
+    assert client.head("/").status_code == 200
+    anonymous = TestClient(app)
+    assert anonymous.head("/sign-in").status_code == 200
+    assert anonymous.head("/findings", follow_redirects=False).status_code == 303
+
+
+def test_an_unknown_address_gets_the_apps_own_page(app):
+    signed, _ = _signed_in(app)
+    for client in (TestClient(app), signed):
+        for path in ("/no-such-page", "/static/nothing.js", "/runs/x/y/z"):
+            answer = client.get(path)
+            assert answer.status_code == 404, path
+            assert answer.headers["content-type"].startswith("text/html")
+            assert '<p id="error-message" class="error" role="alert">There is no such page.</p>' \
+                in answer.text, path
+            assert 'id="top"' in answer.text and 'href="/static/review.css"' in answer.text
+            assert "Not Found" not in answer.text
+
+
+def test_the_shortcuts_are_written_on_the_pages(app, store_url):
+    from auditor.store import state_label
+
+    client, _ = _signed_in(app)
+    _first, second = _runs(store_url)
+    finding_id = _findings(store_url, second)[0]["finding_id"]
+    for path in ("/findings", _finding_path(second, finding_id)):
+        page = client.get(path).text
+        assert '<details id="shortcuts" class="shortcuts">' in page
+        assert '<script src="/static/review.js" defer></script>' in page
+        for key in ("j", "k", "o", "u", "?", "Esc", "/"):
+            assert f"<kbd>{key}</kbd>" in page, key
+        for n, state in enumerate(STATES, start=1):
+            assert f"<kbd>{n}</kbd></th><td>on a finding: sets “{state_label(state)}”" in page
+    page = client.get(_finding_path(second, finding_id)).text
+    for n, state in enumerate(STATES, start=1):
+        assert f'<option value="{state}" data-key="{n}"' in page
+    script = client.get("/static/review.js")
+    assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+    # the policy still allows no inline script: the page has none
+    assert "<script>" not in page and " onclick=" not in page
+
+
+def test_the_banner_names_an_address_that_opens():
+    from auditor.review.app import banner
+
+    local = banner("sqlite:///a.db", " (read-only)", "127.0.0.1", 8123)
+    assert local == ["auditor review: serving sqlite:///a.db (read-only) at "
+                     "http://127.0.0.1:8123/ (Ctrl-C stops)"]
+    for every, loop in (("0.0.0.0", "http://127.0.0.1:8123/"), ("::", "http://[::1]:8123/")):
+        said = banner("sqlite:///a.db", "", every, 8123)
+        assert said[0] == f"auditor review: serving sqlite:///a.db at {loop} (Ctrl-C stops)"
+        assert said[1].startswith("auditor review: listening on every address of this "
+                                  "machine; from other machines, open http://")
+        assert every not in " ".join(said).replace("::1", "")
+        assert "0.0.0.0" not in " ".join(said)
+    assert banner("s", "", "192.0.2.7", 80)[0].endswith("at http://192.0.2.7:80/ (Ctrl-C stops)")
+    assert banner("s", "", "2001:db8::7", 80)[0].endswith("http://[2001:db8::7]:80/ (Ctrl-C stops)")
+
+
+def test_review_on_every_address_says_where_to_open_it(store_url, reviewers, template):
+    """`--host 0.0.0.0`: the banner names this machine's loopback, which opens, first."""
+    if template.backend != "sqlite":
+        pytest.skip("the server is the same on either store; started once")
+    import httpx
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "auditor.cli", "review", "--store", store_url, "--reviewers",
+         str(reviewers), "--host", "0.0.0.0", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        first, second = server.stderr.readline(), server.stderr.readline()
+        address = re.search(r"at (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops\)", first)
+        assert address and "0.0.0.0" not in first + second, first
+        assert "listening on every address of this machine" in second
         answer = httpx.get(address.group(1) + "sign-in", timeout=30)
         assert answer.status_code == 200 and 'id="sign-in"' in answer.text
     finally:

@@ -13,5 +13,6 @@ filtered selection at once.
 - queries: what the pages read from the store (runs; a run's findings filtered and paged)
 - rounds: a finding's round replayed from its run's output folder
 - pages: the pages and what each POST does (the URL map is there)
-- templates/, static/: the pages' templates (autoescaped), htmx and the style sheet
+- templates/, static/: the pages' templates (autoescaped), htmx, the style sheet and the
+  keyboard shortcuts (review.js)
 """

@@ -141,6 +141,7 @@ def templates() -> jinja2.Environment:
     env.filters["utc"] = pages.utc_minutes
     env.filters["money"] = pages.money
     env.filters["dash"] = pages.dash
+    env.filters["code"] = pages.code_spans
     return env
 
 
@@ -155,6 +156,28 @@ class ReadOnly:
             await HTMLResponse(csrf.REFUSED_PAGE, status_code=403)(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """HEAD is answered wherever GET is (FastAPI's routes take only the methods they
+    name): served as a GET, with GET's headers and no body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return  # the parts of a streamed body, dropped
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 class SecurityHeaders:
@@ -247,6 +270,7 @@ def create_app(
     )
     if read_only:
         app.add_middleware(ReadOnly)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(CheckHost, hosts=hosts)  # before everything but the headers
     app.add_middleware(SecurityHeaders)
     app.add_exception_handler(csrf.Refused, csrf.refused)
@@ -273,6 +297,49 @@ def listening(host: str, port: int) -> socket.socket:
         raise
     sock.listen(128)  # connections wait in the backlog until uvicorn takes them
     return sock
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def addresses(bound: str, port: int) -> list[str]:
+    """Where a server bound to the address BOUND (numeric, as the socket says) is opened:
+    that address; or, bound to every address (0.0.0.0, ::), which no browser opens, this
+    machine's loopback first, then its name and its other addresses, as other machines
+    reach it."""
+    import ipaddress
+
+    ip = ipaddress.ip_address(bound.split("%")[0])
+    if not ip.is_unspecified:
+        return [_url(bound, port)]
+    found = [_url("::1" if ip.version == 6 else "127.0.0.1", port)]
+    name = socket.gethostname()
+    if name and name != "localhost":
+        found.append(_url(name, port))
+    try:
+        infos = socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)
+    except OSError:
+        infos = []
+    for info in infos:
+        other = ipaddress.ip_address(str(info[4][0]).split("%")[0])
+        if other.is_loopback or other.is_link_local or other.version > ip.version:
+            continue  # this machine only; an IPv6 address where IPv4 only is listened on
+        url = _url(str(other), port)
+        if url not in found:
+            found.append(url)
+    return found
+
+
+def banner(store_name: str, mode: str, bound: str, port: int) -> list[str]:
+    """What `auditor review` says on starting: the store and where to open it."""
+    where = addresses(bound, port)
+    lines = [f"auditor review: serving {store_name}{mode} at {where[0]} (Ctrl-C stops)"]
+    if _url(bound, port) not in where:  # every address: the others it is reached at
+        others = " or ".join(where[1:]) or "this machine's name or address"
+        lines.append(f"auditor review: listening on every address of this machine; from "
+                     f"other machines, open {others}")
+    return lines
 
 
 def loopback(host: str) -> bool:

@@ -4,33 +4,43 @@ dispositions on one finding or on a whole selection.
 URL map (every page needs a signed-in reviewer unless the server is read-only):
 
     GET  /                                   the runs, as `auditor history` lists them
-    GET  /findings?run=&severity=&rule=&table=&dealer=&presence=&state=&page=&per_page=
+    GET  /findings?run=&severity=&rule=&table=&dealer=&presence=&state=&q=&sort=&page=&per_page=
                                              a run's findings (htmx: the #findings-view part)
-    GET  /runs/{run_id}/findings/{finding_id}
+    GET  /findings.csv?(the same)            that selection, every page of it, as CSV
+    GET  /runs/{run_id}/findings/{finding_id}?(the selection, without run and page)
                                              one finding: rule, paragraph, replay, runs,
-                                             dispositions
-    POST /runs/{run_id}/findings/{finding_id}/disposition
+                                             dispositions; its place in the selection and
+                                             the findings before and after it there
+    POST /runs/{run_id}/findings/{finding_id}/disposition?(the selection)
                                              state + note on that finding (htmx: the
-                                             #disposition part)
+                                             #disposition part, and #finding-nav)
     POST /findings/bulk/confirm              state + note on a selection: the count to confirm
     POST /findings/bulk                      ... confirmed: set on every finding of it
     GET  /sign-in, POST /sign-in, POST /sign-out (auth)
     GET  /events?kind=&reviewer=&from=&until=&page=
                                              the review's trail (events)
-    GET  /static/...                         htmx and the style sheet
+    GET  /static/...                         htmx, the style sheet, the shortcuts (review.js)
 
 An htmx request (header HX-Request) gets the part it swaps; the same URL without it the
-whole page, so every page also works without scripts and from a bookmark.
+whole page, so every page also works without scripts and from a bookmark. HEAD is
+answered wherever GET is (app.HeadAsGet). Keyboard shortcuts (static/review.js) follow
+the pages' links and submit their forms: nothing they do needs them.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import math
+import re
+from collections.abc import Iterator
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -43,9 +53,12 @@ from .auth import require_reviewer
 from .queries import BadSelection, Selection, utc_minutes
 
 MAX_NOTE = 10_000  # characters
+RULE_TITLES = {rule.id: rule.title for rule in REGISTRY.all()}
+# a key per disposition (static/review.js reads them from the options' data-key)
+KEYS = {state: str(n) for n, state in enumerate(STATES, start=1)}
 router = APIRouter()
 
-__all__ = ["add_handlers", "dash", "money", "render", "router", "utc_minutes"]
+__all__ = ["add_handlers", "code_spans", "dash", "money", "render", "router", "utc_minutes"]
 
 
 # --- rendering ----------------------------------------------------------------------------
@@ -60,12 +73,22 @@ def dash(value: Any) -> Any:
     return "—" if value is None or value == "" else value
 
 
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: str | None) -> Markup:
+    """A rule's text with its `backticked` words as code: escaped first, then the
+    backticks (escaping leaves them) made <code> elements."""
+    return Markup(_CODE.sub(r"<code>\1</code>", str(escape(text or ""))))
+
+
 def link(path: str, params: dict[str, str] | None = None) -> str:
     return f"{path}?{urlencode(params)}" if params else path
 
 
-def finding_path(run_id: str, finding_id: str) -> str:
-    return f"/runs/{quote(run_id, safe='')}/findings/{quote(finding_id, safe='')}"
+def finding_path(run_id: str, finding_id: str, query: dict[str, str] | None = None) -> str:
+    """A finding's page; QUERY: the selection it is opened from (Selection.carried)."""
+    return link(f"/runs/{quote(run_id, safe='')}/findings/{quote(finding_id, safe='')}", query)
 
 
 def htmx(request: Request) -> bool:
@@ -113,9 +136,19 @@ def add_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
         messages = {404: "There is no such page.", 405: "That is not a way to ask for it."}
+        # a sentence of ours, not Starlette's bare reason phrase ("Not Found")
         detail = exc.detail if isinstance(exc.detail, str) and exc.status_code != 405 else None
+        if detail == _phrase(exc.status_code):
+            detail = None
         return _error_page(request, exc.status_code,
                            detail or messages.get(exc.status_code, "That cannot be done."))
+
+
+def _phrase(status: int) -> str | None:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return None
 
 
 # --- runs ---------------------------------------------------------------------------------
@@ -170,6 +203,12 @@ def _findings_context(request: Request, given: dict[str, Any]) -> dict[str, Any]
         "choices": choices,
         "severities": queries.SEVERITIES,
         "presence": queries.PRESENCE,
+        "sorts": queries.SORTS,
+        "csv_name": _csv_name(run_id),
+        "rule_titles": RULE_TITLES,
+        "keys": KEYS,
+        "max_note": MAX_NOTE,
+        "max_search": queries.MAX_SEARCH,
     }
 
 
@@ -186,11 +225,81 @@ def findings_page(request: Request, reviewer: str | None = Depends(require_revie
     return response
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as the text it is: text that would be read as a
+    formula gets an apostrophe first, as findings.csv's cells do (numbers stay numbers)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _csv_name(run_id: str) -> str:
+    return "findings-" + re.sub(r"[^A-Za-z0-9._-]+", "_", run_id) + ".csv"
+
+
+def _csv_lines(review, sel: Selection, previous_id: str | None) -> Iterator[str]:
+    """The selection as CSV, a part of it at a time, read as it is sent."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(queries.EXPORTED_COLUMNS)
+    with review.reading() as conn:
+        for part in queries.exported(conn, sel, previous_id, RULE_TITLES):
+            writer.writerows([_cell(v) for v in row] for row in part)
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+    yield out.getvalue()
+
+
+def _csv_selection(request: Request, given: dict[str, Any]) -> tuple[Selection, str | None]:
+    review = request.app.state.review
+    with review.reading() as conn:
+        run_id = given.get("run") or queries.latest_run_id(conn)
+        if run_id is None:
+            raise HTTPException(404, "The store holds no run yet.")
+        run = _run_or_404(conn, run_id)
+        return Selection.of(run_id, given), review.facts.previous(conn, run)
+
+
+@router.get("/findings.csv")
+def findings_csv(request: Request, reviewer: str | None = Depends(require_reviewer)):
+    """The selection of the findings page (its filters, search and order; every page of
+    it) as CSV, safe to open in a spreadsheet."""
+    sel, previous_id = _csv_selection(request, dict(request.query_params))
+    return StreamingResponse(
+        _csv_lines(request.app.state.review, sel, previous_id),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{_csv_name(sel.run)}"'},
+    )
+
+
 # --- one finding --------------------------------------------------------------------------
+
+
+def _nav_context(conn, review, run: dict[str, Any], finding_id: str,
+                 sel: Selection) -> dict[str, Any]:
+    """The finding's place in the selection it was opened from, and the links to the
+    findings before and after it there and back to the list (its page of it)."""
+    here = queries.place(conn, sel, review.facts.previous(conn, run), finding_id)
+    carried = sel.carried()
+    back = sel.params(page=here.page(sel.per_page))
+    return {
+        "sel": sel,
+        "place": here,
+        "prev_href": finding_path(sel.run, here.previous, carried) if here.previous else None,
+        "next_href": finding_path(sel.run, here.next, carried) if here.next else None,
+        "back_href": link("/findings", back) + f"#finding-{finding_id}",
+        "carried": carried,
+        "sorts": queries.SORTS,
+    }
 
 
 def _finding_context(request: Request, run_id: str, finding_id: str) -> dict[str, Any]:
     review = request.app.state.review
+    sel = Selection.of(run_id, request.query_params)
     with review.reading() as conn:
         run = _run_or_404(conn, run_id)
         finding = queries.finding_row(conn, run_id, finding_id)
@@ -198,6 +307,7 @@ def _finding_context(request: Request, run_id: str, finding_id: str) -> dict[str
             raise HTTPException(404, f"Run {run_id} has no finding {finding_id}.")
         found_in = queries.earlier_and_later(queries.runs_that_found(conn, finding_id), run)
         decided = dsp.history(conn, finding_id)
+        nav = _nav_context(conn, review, run, finding_id, sel)
     rule = REGISTRY.get(finding["rule_id"]) if finding["rule_id"] in REGISTRY else None
     citation = finding.get("citation") or (rule.citation if rule else None)
     rulesets = review.rulesets
@@ -211,17 +321,26 @@ def _finding_context(request: Request, run_id: str, finding_id: str) -> dict[str
         "paragraph": paragraph,
         "round": rounds.round_of(run, finding),
         "found_in": found_in,
-        **_disposition_context(run_id, finding_id, decided),
+        **nav,
+        **_disposition_context(run_id, finding_id, decided, nav["carried"]),
     }
 
 
-def _disposition_context(run_id: str, finding_id: str, decided: list[dict]) -> dict[str, Any]:
+def _disposition_context(run_id: str, finding_id: str, decided: list[dict],
+                         carried: dict[str, str] | None = None) -> dict[str, Any]:
+    """The disposition part; CARRIED: the selection the page was opened from, which its
+    form posts back (in its address) so that the page it leads to keeps it."""
     return {
         "run_id": run_id,
         "finding_id": finding_id,
         "history": decided,
         "current": decided[-1] if decided else None,
-        "action": finding_path(run_id, finding_id) + "/disposition",
+        "action": link(finding_path(run_id, finding_id) + "/disposition", carried),
+        "max_note": MAX_NOTE,
+        "keys": KEYS,
+        "note_error": None,
+        "note_given": "",
+        "state_given": None,
     }
 
 
@@ -232,10 +351,19 @@ def finding_page(request: Request, run_id: str, finding_id: str,
 
 
 def _note(form) -> str:
-    note = str(form.get("note") or "").replace("\r\n", "\n").strip()
+    note = _note_given(form)
     if len(note) > MAX_NOTE:
-        raise BadSelection(f"a note has at most {MAX_NOTE:,} characters")
+        raise BadSelection(_too_long(note))
     return note
+
+
+def _note_given(form) -> str:
+    return str(form.get("note") or "").replace("\r\n", "\n").strip()
+
+
+def _too_long(note: str) -> str:
+    return (f"The note has {len(note):,} characters; a note has at most {MAX_NOTE:,}. "
+            "Shorten it and set the disposition again: nothing was set.")
 
 
 def _state(form) -> str:
@@ -258,19 +386,48 @@ def _record_one(request: Request, run_id: str, finding_id: str, state: str, note
         return dsp.history(conn, finding_id)
 
 
+def _nav_now(request: Request, run_id: str, finding_id: str,
+             sel: Selection) -> dict[str, Any]:
+    review = request.app.state.review
+    with review.reading() as conn:
+        return _nav_context(conn, review, _run_or_404(conn, run_id), finding_id, sel)
+
+
+def _note_refused(request: Request, run_id: str, finding_id: str, state: str,
+                  note: str) -> HTMLResponse:
+    """A note over the limit: the form again with the note and state given, and why at
+    the box (htmx swaps only a 2xx answer; a page loaded whole says 400)."""
+    kept = {"note_error": _too_long(note), "note_given": note, "state_given": state}
+    if htmx(request):
+        review = request.app.state.review
+        with review.reading() as conn:
+            decided = dsp.history(conn, finding_id)
+        sel = Selection.of(run_id, request.query_params)
+        return render(request, "_disposition.html.j2",
+                      **{**_disposition_context(run_id, finding_id, decided, sel.carried()),
+                         **kept})
+    context = _finding_context(request, run_id, finding_id)
+    return render(request, "finding.html.j2", status=400, **{**context, **kept})
+
+
 @router.post("/runs/{run_id}/findings/{finding_id}/disposition", response_class=HTMLResponse)
 async def set_disposition(request: Request, run_id: str, finding_id: str,
                           reviewer: str | None = Depends(require_reviewer)):
     form = await request.form()
-    state, note = _state(form), _note(form)
+    sel = Selection.of(run_id, request.query_params)  # the selection the page came from
+    state, note = _state(form), _note_given(form)
+    if len(note) > MAX_NOTE:
+        return await run_in_threadpool(_note_refused, request, run_id, finding_id, state, note)
     decided = await run_in_threadpool(_record_one, request, run_id, finding_id, state, note,
                                       reviewer)
     said = f"Set to “{state_label(state)}” by {reviewer}."
     if htmx(request):
-        return render(request, "_disposition.html.j2", done=said,
-                      **_disposition_context(run_id, finding_id, decided))
+        # the finding's place in a selection by disposition changes: the nav too (oob)
+        nav = await run_in_threadpool(_nav_now, request, run_id, finding_id, sel)
+        return render(request, "_disposition.html.j2", done=said, nav_oob=True, **nav,
+                      **_disposition_context(run_id, finding_id, decided, sel.carried()))
     request.session["flash"] = said
-    return RedirectResponse(finding_path(run_id, finding_id), status_code=303)
+    return RedirectResponse(finding_path(run_id, finding_id, sel.carried()), status_code=303)
 
 
 # --- a disposition on a whole selection ---------------------------------------------------
@@ -299,10 +456,16 @@ def _bulk_context(sel: Selection, state: str, note: str, total: int,
 @router.post("/findings/bulk/confirm", response_class=HTMLResponse)
 async def bulk_confirm(request: Request, reviewer: str | None = Depends(require_reviewer)):
     form = await request.form()
-    state, note = _state(form), _note(form)
+    state, note = _state(form), _note_given(form)
     sel, _previous, total = await run_in_threadpool(_selection_of, request, form)
+    context = _bulk_context(sel, state, note, total)
+    if len(note) > MAX_NOTE:  # the form again, the note kept, why at the box
+        context.update(note_error=_too_long(note), max_note=MAX_NOTE)
+        if htmx(request):
+            return render(request, "_bulk_form.html.j2", **context)
+        return render(request, "bulk_confirm.html.j2", status=400, **context)
     name = "_bulk_confirm.html.j2" if htmx(request) else "bulk_confirm.html.j2"
-    return render(request, name, **_bulk_context(sel, state, note, total))
+    return render(request, name, **context)
 
 
 def _record_selection(request: Request, sel: Selection, previous_id: str | None, state: str,

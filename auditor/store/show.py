@@ -45,7 +45,9 @@ def local(iso_utc: str | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
-def _audited(run: dict[str, Any]) -> str:
+def audited(run: dict[str, Any]) -> str:
+    """The period a run audited, as the runs are listed: its window (a gaming day, --from
+    and --until), else the times of its first and last rounds."""
     if run["window"] != EVERY_ROUND:
         return run["window"]
     start, end = run["period"]["start"], run["period"]["end"]
@@ -80,7 +82,7 @@ def runs_text(store: str, since: str | None, report: dict[str, Any]) -> str:
         [
             local(r["started_at"]),
             r["run_id"],
-            _audited(r),
+            audited(r),
             r["tables"],
             f"{r['rounds_audited']:,}",
             f"{r['findings']:,}",
