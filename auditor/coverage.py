@@ -21,11 +21,17 @@ part named, never switched off whole for want of what one check needs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import polars as pl
 
+from .ingest import vocabulary as v
+from .ingest.totals import evidence_rows
 from .rules import catalog
 from .rules.registry import PART, Part, Rule
+
+if TYPE_CHECKING:
+    from .profiles.translated import Translated
 
 # Each kind of evidence, and what is said where a table's log lacks it
 EVIDENCE: dict[str, str] = {
@@ -285,3 +291,27 @@ def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
         found.unordered = unordered
     return found
 
+
+# The columns of an export's events the evidence is read from (as text: the events of one
+# file are text, another's times may be read), and the box a net result settles
+_READ = ("table_id", "game", "event", "action", "card", "ts", "shoe_id", "round", "seat")
+
+
+def of_export(read: Translated) -> Coverage:
+    """The coverage an audit of the exports `read` (profiles.read.translate, held whole)
+    would find, from their events before any audit: `profile check` says it per table."""
+    frames = [events.select(pl.col(c).cast(pl.String) if c in events.columns
+                            else pl.lit(None, pl.String).alias(c) for c in _READ)
+              for events in read.events if events.height]
+    if not frames:
+        return Coverage()
+    rows = pl.concat(frames)
+    net = pl.col("event") == v.NET_EVENT
+    tables = rows.group_by("table_id").agg(
+        pl.col("game").drop_nulls().first(),
+        *evidence_rows(),
+        # boxes (a round's seat) settled by their net result
+        pl.struct("shoe_id", "round", "seat").filter(net).n_unique().alias("net_boxes"),
+        pl.col("ts").drop_nulls().first().alias("first"),
+    )
+    return of_log(tables, read.tables, read.unordered)
