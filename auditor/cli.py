@@ -888,13 +888,20 @@ def _said_of_file(path, source, found, failures: list[str]) -> None:
 
 def _translated(profile, paths: list, failures: list[str]):
     """The files read through the profile as an audit reads them (profile check), or None
-    where they cannot be: the reason is a failure."""
+    where they cannot be: the reason is a failure; or where they are too large to hold
+    here (an audit reads them a part of their tables at a time), which is said."""
+    from .budget import BudgetError, default_bytes
     from .ingest.sources import SourceError
     from .profiles import ProfileError
     from .profiles.read import translate
 
     try:
-        return translate(profile, [str(p) for p in dict.fromkeys(paths)])
+        return translate(profile, [str(p) for p in dict.fromkeys(paths)],
+                         memory=default_bytes())
+    except BudgetError:
+        click.echo("the files are too large to hold whole here: what they record of each "
+                   "table is said by their audit (summary.json coverage)")
+        return None
     except (ProfileError, SourceError) as exc:
         click.echo(str(exc))
         failures.append(str(exc))

@@ -396,7 +396,7 @@ def test_a_part_needs_evidence_of_its_own_and_a_kind_decided_per_table():
     base = dict(id="ZZ999", name="z", title="z", citation="c", severity="error",
                 scope="blackjack", what="w", fail_example="f", pass_example="p",
                 needs=("wagers",))
-    with pytest.raises(ValueError, match="needs nothing of its own"):
+    with pytest.raises(ValueError, match="must need evidence of its own"):
         REGISTRY.add(Rule(**base, parts=(Part("p", "w", ("wagers",)),)))
     with pytest.raises(ValueError, match="named twice"):
         REGISTRY.add(Rule(**base, parts=(Part("p", "w", ("cards",)),

@@ -159,14 +159,15 @@ class Registry:
 
 
 def _check_parts(rule: Rule) -> None:
-    """A part is named once in its rule and needs something the rule does not: else it
-    would be judged wherever the rule is, and be no part."""
+    """A part is named once in its rule and needs evidence the rule does not, and that
+    alone: else it would be judged wherever the rule is, and be no part."""
     names = [p.name for p in rule.parts]
     if len(set(names)) != len(names):
         raise ValueError(f"rule {rule.id}: a part named twice")
     for part in rule.parts:
         if not part.needs or set(part.needs) & set(rule.needs):
-            raise ValueError(f"rule {rule.id}: part {part.name} needs nothing of its own")
+            raise ValueError(f"rule {rule.id}: part {part.name} must need evidence of its "
+                             "own, and only what the rule does not")
 
 
 REGISTRY = Registry()
