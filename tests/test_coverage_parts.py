@@ -15,99 +15,54 @@ import polars as pl
 import pytest
 from casefiles import DEFAULT_HOUSE, audit_case, load_cases
 from click.testing import CliRunner
+from test_exports import _COUPS as BACCARAT_COUPS
+from test_exports import _WAGERS as BACCARAT_WAGERS
 
 from auditor import coverage, findings
 from auditor.cli import main
 from auditor.rules.catalog import REGISTRY
 from auditor.rules.registry import Part, Rule
+from auditor.simulate import exports
 
 CASES = Path(__file__).resolve().parent / "cases"
 
-# a blackjack table system's exports: shoe coups, and wagers joined by round
-_COUPS = """\
-[profile]
-name = "blackjack coups and wagers"
-version = 1
-
-[[source]]
-name = "coups"
-files = ["coups*.csv"]
-layout = "coups"
-timestamp_format = "%Y-%m-%d %H:%M:%S"
-
-[source.columns]
-table_id = "Table"
-game = { value = "blackjack" }
-shoe_id = "Shoe"
-round = "Round"
-ts = "Start"
-seat = "Box"
-hand = "Hand"
-cards = "Cards"
-actions = "Decisions"
-dealer_cards = "Dealer"
-
-[source.values.action]
-HIT = "hit"
-STAND = "stand"
-SPLIT = "split"
-SURRENDER = "surrender"
-
-[source.cards]
-notation = "rank_suit"
-"""
-_WAGERS = """
-[[source]]
-name = "wagers"
-files = ["wagers*.csv"]
-layout = "wagers"
-join = "round"
-
-[source.columns]
-table_id = "Table"
-shoe_id = "Shoe"
-round = "Round"
-seat = "Box"
-hand = "Hand"
-bet = "Bet"
-amount = "Amount"
-pay = "Paid"
-collect = "Taken"
-push = "Returned"
-"""
+# a blackjack table system's exports: shoe coups, and wagers joined by round (the sample's
+# profile), and the coups alone
+_COUPS_AND_WAGERS = exports.BLACKJACK_PROFILE
+_COUPS = _COUPS_AND_WAGERS[:_COUPS_AND_WAGERS.index('[[source]]\nname = "wagers"')]
 
 # One planted fault a round, each of a check a wagers export shows (its amounts), of a
 # rule whose other check it cannot show (when a settlement was made, a second one), or
 # that needs no more than the amounts
 _DAY_COUPS = """\
-Table,Shoe,Round,Start,Box,Hand,Cards,Decisions,Dealer
-BJ-01,S1,1,2026-11-01 20:00:00,1,1,KS 6S,SURRENDER,9H 5D 9C
-BJ-01,S1,1,2026-11-01 20:00:00,2,1,TS KD,STAND,9H 5D 9C
-BJ-01,S1,2,2026-11-01 20:01:00,1,1,9C KD,STAND,AH 8H
-BJ-01,S1,3,2026-11-01 20:02:00,3,1,8D 7C,SPLIT STAND,6D 6S TS
-BJ-01,S1,3,2026-11-01 20:02:00,3,2,8S 4D,STAND,6D 6S TS
-BJ-01,S1,4,2026-11-01 20:03:00,1,1,TS 9D,STAND,TC 7D
-BJ-01,S1,5,2026-11-01 20:04:00,1,1,JC 6C,SURRENDER,QH 4S 2C KC
-BJ-01,S1,5,2026-11-01 20:04:00,2,1,TS TD,STAND,QH 4S 2C KC
-BJ-01,S1,6,2026-11-01 20:05:00,1,1,TS 6C,SURRENDER,AC 2D 8H
-BJ-01,S1,6,2026-11-01 20:05:00,2,1,TD 9D,STAND,AC 2D 8H
+Table,Shoe,Round,Start,End,Dealer,Decks,Box,Hand,Cards,Decisions,DealerCards
+BJ-01,S1,1,2026-11-01 20:00:00,2026-11-01 20:00:50,D-1,6,1,1,KS 6S,SURRENDER,9H 5D 9C
+BJ-01,S1,1,2026-11-01 20:00:00,2026-11-01 20:00:50,D-1,6,2,1,TS KD,STAND,9H 5D 9C
+BJ-01,S1,2,2026-11-01 20:01:00,2026-11-01 20:01:50,D-1,6,1,1,9C KD,STAND,AH 8H
+BJ-01,S1,3,2026-11-01 20:02:00,2026-11-01 20:02:50,D-1,6,3,1,8D 7C,SPLIT STAND,6D 6S TS
+BJ-01,S1,3,2026-11-01 20:02:00,2026-11-01 20:02:50,D-1,6,3,2,8S 4D,STAND,6D 6S TS
+BJ-01,S1,4,2026-11-01 20:03:00,2026-11-01 20:03:50,D-1,6,1,1,TS 9D,STAND,TC 7D
+BJ-01,S1,5,2026-11-01 20:04:00,2026-11-01 20:04:50,D-1,6,1,1,JC 6C,SURRENDER,QH 4S 2C KC
+BJ-01,S1,5,2026-11-01 20:04:00,2026-11-01 20:04:50,D-1,6,2,1,TS TD,STAND,QH 4S 2C KC
+BJ-01,S1,6,2026-11-01 20:05:00,2026-11-01 20:05:50,D-1,6,1,1,TS 6C,SURRENDER,AC 2D 8H
+BJ-01,S1,6,2026-11-01 20:05:00,2026-11-01 20:05:50,D-1,6,2,1,TD 9D,STAND,AC 2D 8H
 """
 _DAY_WAGERS = """\
-Table,Shoe,Round,Box,Hand,Bet,Amount,Paid,Taken,Returned
-BJ-01,S1,1,1,1,main,50,,50,
-BJ-01,S1,1,2,1,main,25,25,,
-BJ-01,S1,2,1,1,main,100,,,100
-BJ-01,S1,2,1,1,insurance,50,,,50
-BJ-01,S1,3,3,1,main,100,100,,
-BJ-01,S1,3,3,2,split,200,200,,
-BJ-01,S1,4,1,1,main,25,,,
-BJ-01,S1,5,1,1,main,100,,100,
-BJ-01,S1,5,2,1,main,25,25,,
-BJ-01,S1,6,1,1,main,25,,25.5,12.5
-BJ-01,S1,6,1,1,insurance,13,,,
-BJ-01,S1,6,2,1,main,25,,25,
+Table,Shoe,Round,Box,Hand,Bet,Patron,Amount,Paid,Taken,Returned,SettledAt
+BJ-01,S1,1,1,1,main,,50,,50,,1
+BJ-01,S1,1,2,1,main,,25,25,,,2
+BJ-01,S1,2,1,1,main,,100,,,100,3
+BJ-01,S1,2,1,1,insurance,,50,,,50,4
+BJ-01,S1,3,3,1,main,,100,100,,,5
+BJ-01,S1,3,3,2,split,,200,200,,,6
+BJ-01,S1,4,1,1,main,,25,,,,
+BJ-01,S1,5,1,1,main,,100,,100,,7
+BJ-01,S1,5,2,1,main,,25,25,,,8
+BJ-01,S1,6,1,1,main,,25,,25.5,12.5,9
+BJ-01,S1,6,1,1,insurance,,13,,,,
+BJ-01,S1,6,2,1,main,,25,,25,,10
 """
-# (rule, round, line of wagers.csv) of each planted fault
+# (rule, round, line of the wagers file) of each planted fault
 _DAY_FOUND = [
     ("BJ403", 1, 2),   # surrender against a 9: the whole $50 collected
     ("BJ304", 2, 5),   # losing insurance pushed back
@@ -154,14 +109,14 @@ def _part_missed(entry: dict, part: str, why: str) -> None:
 @pytest.fixture(scope="module")
 def _day(tmp_path_factory):
     folder = tmp_path_factory.mktemp("day")
-    return folder, *_audit(folder, _COUPS + _WAGERS,
-                           {"coups.csv": _DAY_COUPS, "wagers.csv": _DAY_WAGERS})
+    return folder, *_audit(folder, _COUPS_AND_WAGERS,
+                           {"bj-coups-day.csv": _DAY_COUPS, "bj-wagers-day.csv": _DAY_WAGERS})
 
 
 def test_a_wagers_export_finds_what_its_amounts_show_of_a_rule_split_in_parts(_day):
     _, _, found, _, _ = _day
     assert sorted(found.select("rule_id", "round", "line").rows()) == sorted(_DAY_FOUND)
-    assert found["file"].str.ends_with("wagers.csv").all()
+    assert found["file"].str.ends_with("bj-wagers-day.csv").all()
 
 
 def test_the_checks_a_wagers_export_cannot_show_are_said_not_judged(_day):
@@ -197,15 +152,16 @@ def test_the_report_scope_lists_each_check_not_judged(_day):
 
 
 def test_profile_check_says_per_table_what_an_audit_will_not_judge(tmp_path):
-    paths = _write(tmp_path, _COUPS + _WAGERS,
-                   {"coups.csv": _DAY_COUPS, "wagers.csv": _DAY_WAGERS})
+    paths = _write(tmp_path, _COUPS_AND_WAGERS,
+                   {"bj-coups-day.csv": _DAY_COUPS, "bj-wagers-day.csv": _DAY_WAGERS})
     result = CliRunner().invoke(main, ["profile", "check", str(tmp_path / "profile.toml"),
                                        *paths])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    evidence = next(line for line in lines if line.startswith("table BJ-01 (blackjack)"))
-    assert "the exports record cards, suits, ranks, wagers, " in evidence
-    assert "; not deal_order, " in evidence and "wager_timing" in evidence.split("; not ")[1]
+    assert ("table BJ-01 (blackjack): the exports record cards, suits, ranks, shuffles, "
+            "wagers, settle_order, decisions, single_settlements, times; not deal_order, "
+            "shoe_procedure, offers, round_events, wager_timing, settlements, vig_settle, "
+            "deciders, split_order, irregularities, seq") in lines
     assert f"table BJ-01: checks not judged: BJ304 timing, BJ403 timing ({_TIMING})" in lines
     assert f"table BJ-01: checks not judged: BJ205 order ({_ORDER})" in lines
     assert f"table BJ-01: checks not judged: BJ706 again ({_AGAIN})" in lines
@@ -217,14 +173,14 @@ def test_profile_check_says_per_table_what_an_audit_will_not_judge(tmp_path):
 
 def test_coups_without_wagers_judge_a_split_s_cards_and_a_hand_left_on_one_card(tmp_path):
     rows = """\
-Table,Shoe,Round,Start,Box,Hand,Cards,Decisions,Dealer
-BJ-01,S1,1,2026-11-01 20:00:00,1,1,8H 3D,SPLIT STAND,TC 7D
-BJ-01,S1,1,2026-11-01 20:00:00,1,2,9S 7C,STAND,TC 7D
-BJ-01,S1,2,2026-11-01 20:01:00,1,1,8D 7C,SPLIT STAND,6H TC 5D
-BJ-01,S1,2,2026-11-01 20:01:00,1,2,8S,,6H TC 5D
-BJ-01,S1,2,2026-11-01 20:01:00,2,1,TS 5D 4C,HIT STAND,6H TC 5D
+Table,Shoe,Round,Start,End,Dealer,Decks,Box,Hand,Cards,Decisions,DealerCards
+BJ-01,S1,1,2026-11-01 20:00:00,2026-11-01 20:00:50,D-1,6,1,1,8H 3D,SPLIT STAND,TC 7D
+BJ-01,S1,1,2026-11-01 20:00:00,2026-11-01 20:00:50,D-1,6,1,2,9S 7C,STAND,TC 7D
+BJ-01,S1,2,2026-11-01 20:01:00,2026-11-01 20:01:50,D-1,6,1,1,8D 7C,SPLIT STAND,6H TC 5D
+BJ-01,S1,2,2026-11-01 20:01:00,2026-11-01 20:01:50,D-1,6,1,2,8S,,6H TC 5D
+BJ-01,S1,2,2026-11-01 20:01:00,2026-11-01 20:01:50,D-1,6,2,1,TS 5D 4C,HIT STAND,6H TC 5D
 """
-    _, found, _, by_rule = _audit(tmp_path, _COUPS, {"coups.csv": rows}, "--no-report")
+    _, found, _, by_rule = _audit(tmp_path, _COUPS, {"bj-coups-day.csv": rows}, "--no-report")
     # a split of 8 and 9 (at the split), and the next box dealt while split hand 2 of box
     # 1 holds one card, which it still holds at the end: plain whatever the deal's order
     assert sorted(found.select("rule_id", "round", "line").rows()) == [
@@ -235,51 +191,7 @@ BJ-01,S1,2,2026-11-01 20:01:00,2,1,TS 5D 4C,HIT STAND,6H TC 5D
 
 
 def test_a_baccarat_wager_never_settled_is_judged_where_a_second_settlement_is_not(tmp_path):
-    profile = """\
-[profile]
-name = "baccarat coups and wagers"
-version = 1
-
-[[source]]
-name = "coups"
-files = ["coups*.csv"]
-layout = "coups"
-
-[source.columns]
-table_id = "T"
-game = { value = "baccarat" }
-shoe_id = "S"
-round = "R"
-ts = "Start"
-winner = "W"
-player_points = "PP"
-banker_points = "BP"
-
-[source.values.winner]
-P = "player"
-B = "banker"
-
-[source.cards]
-notation = "rank_suit"
-player = ["P1", "P2"]
-banker = ["B1", "B2"]
-
-[[source]]
-name = "wagers"
-files = ["wagers*.csv"]
-layout = "wagers"
-join = "round"
-
-[source.columns]
-table_id = "T"
-shoe_id = "S"
-round = "R"
-seat = "Seat"
-bet = "Bet"
-amount = "Amt"
-pay = "Pay"
-collect = "Lost"
-"""
+    profile = BACCARAT_COUPS + BACCARAT_WAGERS + 'collect = "Lost"\n'
     coups = ("T,S,R,Start,W,PP,BP,P1,P2,B1,B2\n"
              "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,3D,4C\n")
     wagers = ("T,S,R,Seat,Bet,Amt,Pay,Lost\n"
