@@ -74,6 +74,11 @@ class AuditResult:
     plan: Plan | None = None  # how the audit ran: its budget, its parts and where
     coverage: Coverage | None = None  # which rules were judged on which tables
     export: Translated | None = None  # the exports and profile, where read through one
+    # the rule part (registry.Part) of each finding, in the findings' order: null for a
+    # rule's common check and for input findings. No column of the findings (their
+    # columns are the format's); another log's coverage may be applied to them with it
+    # (Coverage.keep(findings.with_columns(parts)))
+    parts: pl.Series | None = None
 
     @property
     def scope(self) -> Scope:
@@ -525,9 +530,9 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
     findings = coverage.keep(findings)
     if export is not None:
         findings = quiet(export, findings)
-    findings = relocated(findings, log)
-    return AuditResult(totals, fnd.order(findings), house, rs, on, applied, contexts, plan,
-                       coverage, export)
+    findings = fnd.order(relocated(findings, log))
+    return AuditResult(totals, findings.drop(fnd.PART), house, rs, on, applied, contexts, plan,
+                       coverage, export, findings[fnd.PART])
 
 
 def _refuse_empty(log: Log, export: Translated | None) -> None:

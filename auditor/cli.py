@@ -769,8 +769,10 @@ def profile() -> None:
 @click.argument("logs", nargs=-1, metavar="[LOG]...")
 def profile_check(profile_path, logs):
     """Check PROFILE (every key), and with LOGs which source reads each file, the files
-    skipped, the mapped columns a file lacks and every value no map covers. Exit 2 where
-    the profile is invalid or an audit of these files could not run."""
+    skipped, the mapped columns a file lacks and every value no map covers; then, per
+    table, the evidence its exports record and the rules, and checks of rules, that an
+    audit will not judge, and why. Exit 2 where the profile is invalid or an audit of
+    these files could not run."""
     from .ingest.sources import SourceError
     from .profiles import ProfileError
     from .profiles.files import (
@@ -792,7 +794,7 @@ def profile_check(profile_path, logs):
         files = files_named(logs)
     except SourceError as exc:
         raise Failure(str(exc)) from None
-    failures, counts, derived = [], {"read": 0, "skipped": 0}, []
+    failures, counts, derived, readable = [], {"read": 0, "skipped": 0}, [], []
     kinds: dict[str, dict[str, str]] = {}  # per kind of source, each table and a source
     for path, named in files:
         matched = sources_of(read, path)
@@ -816,6 +818,7 @@ def profile_check(profile_path, logs):
         if len(readers) > 1:
             click.echo(f"{path}: read as both coups (source {readers[0].name}) and wagers "
                        f"(source {readers[1].name}): one file, two layouts")
+        readable.append(path)
         for source in readers:
             found = _looked(path, source, also, failures, look)
             if found is None:
@@ -831,8 +834,12 @@ def profile_check(profile_path, logs):
                    f"({kinds['events'][table]}) and by coups or wagers "
                    f"({kinds['coups and wagers'][table]})")
         failures.append(f"table {table} is given by sources of both kinds")
-    if derived and not failures:
-        _derived_rounds_said(read, derived, failures)
+    if kinds and not failures:
+        # the files as an audit reads them, once: their derived rounds and their coverage
+        translated = _translated(read, readable, failures)
+        if translated is not None:
+            _derived_rounds_said(translated, derived)
+            _coverage_said(translated)
     if failures:
         raise Failure("; ".join(failures))
     files = f"; {counts['read']} file(s) read, {counts['skipped']} skipped" if logs else ""
@@ -879,22 +886,36 @@ def _said_of_file(path, source, found, failures: list[str]) -> None:
                    f"first at line {first})")
 
 
-def _derived_rounds_said(profile, paths: list, failures: list[str]) -> None:
-    """(1.1) The rounds a coups source that maps no round numbers its rows with: the first
-    rows of each table, as the audit reads them."""
-    import polars as pl
-
+def _translated(profile, paths: list, failures: list[str]):
+    """The files read through the profile as an audit reads them (profile check), or None
+    where they cannot be: the reason is a failure; or where they are too large to hold
+    here (an audit reads them a part of their tables at a time), which is said."""
+    from .budget import BudgetError, default_bytes
     from .ingest.sources import SourceError
     from .profiles import ProfileError
     from .profiles.read import translate
 
     try:
-        read = translate(profile, [str(p) for p in dict.fromkeys(paths)])
+        return translate(profile, [str(p) for p in dict.fromkeys(paths)],
+                         memory=default_bytes())
+    except BudgetError:
+        click.echo("the files are too large to hold whole here: what they record of each "
+                   "table is said by their audit (summary.json coverage)")
+        return None
     except (ProfileError, SourceError) as exc:
         click.echo(str(exc))
         failures.append(str(exc))
-        return
-    events = [e for e in read.events if e.height]
+        return None
+
+
+def _derived_rounds_said(read, derived: list) -> None:
+    """(1.1) The rounds a coups source that maps no round numbers its rows with: the first
+    rows of each table of the files `derived`, as the audit reads them."""
+    import polars as pl
+
+    named = {str(p) for p in derived}
+    events = [e for x, e in zip(read.exports, read.events, strict=True)
+              if str(x.path) in named and e.height]
     if not events:
         return
     starts = pl.concat(events, how="diagonal_relaxed").filter(pl.col("event") == "round_start")
@@ -904,6 +925,40 @@ def _derived_rounds_said(profile, paths: list, failures: list[str]) -> None:
                          for shoe, number, line in zip(*rows, strict=True))
         click.echo(f"table {table}: rounds derived from the rows: {said}")
 
+
+def _coverage_said(read) -> None:
+    """(export-profiles-v1, Coverage) Per table, the evidence its exports record and what
+    an audit of them will not judge, and why: the rules, and the checks of rules judged
+    otherwise (Rule.parts). Tables alike in both are said together."""
+    from .coverage import EVIDENCE, of_export
+
+    found = of_export(read)
+    alike: dict[tuple, list[str]] = {}
+    for table in sorted(found.tables):
+        game, has = found.tables[table]
+        unjudged = tuple((r.id, p.name if p else None, why) for r, p, why in found.unjudged(table))
+        alike.setdefault((game, has, unjudged), []).append(table)
+    for (game, has, unjudged), tables in alike.items():
+        named = f"table {tables[0]}" if len(tables) == 1 else f"tables {', '.join(tables)}"
+        recorded = [kind for kind in EVIDENCE if kind in has]
+        lacks = [kind for kind in EVIDENCE if kind not in has]
+        click.echo(f"{named} ({game}): the exports record {', '.join(recorded) or 'nothing'}"
+                   + (f"; not {', '.join(lacks)}" if lacks else ""))
+        _unjudged_said(named, "not judged", [(r, why) for r, p, why in unjudged if not p])
+        _unjudged_said(named, "checks not judged",
+                       [(f"{r} {p}", why) for r, p, why in unjudged if p])
+    for table, boxes in sorted(found.net_boxes.items()):
+        click.echo(f"table {table}: {boxes} box(es) settled by net, where "
+                   + EVIDENCE["single_settlements"])
+
+
+def _unjudged_said(named: str, label: str, unjudged: list[tuple[str, str]]) -> None:
+    """One line per reason: the rules (or checks) of `unjudged` (name, why) it leaves."""
+    by_why: dict[str, list[str]] = {}
+    for name, why in unjudged:
+        by_why.setdefault(why, []).append(name)
+    for why, names in by_why.items():
+        click.echo(f"{named}: {label}: {', '.join(names)} ({why})")
 
 
 @main.command("import")

@@ -9,16 +9,29 @@ with no wager row at all records no wagers, in any layout; a table with a card k
 value only (format 1.3: `8*`) records no suits, one with an `X*` no ranks. A rule is
 judged on a table only where the table's log records all it needs; elsewhere it gives no
 finding, and the audit says once, per rule, on which tables it was not judged and why.
+
+A rule that checks several things needing different evidence has parts (Rule.parts, 1.1):
+its `needs` are what every check needs, a part's own what that check needs besides (a
+surrender's settled amount is plain from a wagers row, when it was settled is not). Its
+check rows name the part that gave them (check column `part`); where a table lacks what a
+part needs, that part's findings are dropped there and the rule is judged "partly", the
+part named, never switched off whole for want of what one check needs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import polars as pl
 
+from .ingest import vocabulary as v
+from .ingest.totals import evidence_rows
 from .rules import catalog
-from .rules.registry import Rule
+from .rules.registry import PART, Part, Rule
+
+if TYPE_CHECKING:
+    from .profiles.translated import Translated
 
 # Each kind of evidence, and what is said where a table's log lacks it
 EVIDENCE: dict[str, str] = {
@@ -105,36 +118,62 @@ class Coverage:
         schema={"table_id": pl.String, "shoe_id": pl.String, "round": pl.Int64}))
     net_boxes: dict[str, int] = field(default_factory=dict)
 
-    def missing(self, rule: Rule, table: str) -> list[str]:
-        """The evidence `rule` needs that `table`'s log does not record."""
+    def missing(self, rule: Rule, table: str, part: Part | None = None) -> list[str]:
+        """The evidence `rule` needs (with `part`: that part's own) that `table`'s log
+        does not record."""
         _, has = self.tables[table]
-        return [n for n in rule.needs if n not in has]
+        return [n for n in (rule.needs if part is None else part.needs) if n not in has]
 
     def applies(self, rule: Rule, table: str) -> bool:
         return rule.scope in ("input", "house") or rule.scope == self.tables[table][0]
 
-    def not_judged(self, rule: Rule) -> list[tuple[str, str]]:
-        """(table, why) of each table of the rule's game it is not judged on."""
-        out = []
-        for table in sorted(self.tables):
-            if self.applies(rule, table):
-                lacking = self.missing(rule, table)
-                if lacking:
-                    out.append((table, EVIDENCE[lacking[0]]))
+    def why_not(self, rule: Rule, table: str, part: Part | None = None) -> str | None:
+        """Why `rule` is not judged on `table` (its first lacking evidence in words), or
+        with `part`, why that part is not where the rest of the rule is; None where it
+        is judged."""
+        lacking = self.missing(rule, table)
+        if part is not None:
+            lacking = [] if lacking else self.missing(rule, table, part)
+        return EVIDENCE[lacking[0]] if lacking else None
+
+    def not_judged(self, rule: Rule, part: Part | None = None) -> list[tuple[str, str]]:
+        """(table, why) of each table of the rule's game it is not judged on (with `part`:
+        that part is not, the rest of the rule judged)."""
+        places = (t for t in sorted(self.tables) if self.applies(rule, t))
+        return [(t, why) for t in places if (why := self.why_not(rule, t, part))]
+
+    def unjudged(self, table: str) -> list[tuple[Rule, Part | None, str]]:
+        """What is not judged on `table`, with why: each rule of its game not judged
+        there, and each part of a rule judged there (`profile check` says it per
+        table)."""
+        out: list[tuple[Rule, Part | None, str]] = []
+        for rule in catalog.REGISTRY.all():
+            if not self.applies(rule, table):
+                continue
+            why = self.why_not(rule, table)
+            if why:
+                out.append((rule, None, why))
+                continue
+            for part in rule.parts:
+                why = self.why_not(rule, table, part)
+                if why:
+                    out.append((rule, part, why))
         return out
 
     def keep(self, findings: pl.DataFrame) -> pl.DataFrame:
-        """The findings of rules judged where they are (a finding of no table is kept)."""
-        dropped = [
-            (rule.id, table)
-            for rule in catalog.REGISTRY.all() if rule.needs
-            for table in self.tables if self.applies(rule, table) and self.missing(rule, table)
-        ]
-        if dropped:
-            pairs = pl.DataFrame(dropped, schema={"rule_id": pl.String, "table_id": pl.String},
-                                 orient="row")
-            findings = findings.join(pairs, on=["rule_id", "table_id"], how="anti",
-                                     maintain_order="left")
+        """The findings of rules, and of parts of rules, judged where they are (a finding
+        of no table is kept). A part's findings are told by the column `part` (the check
+        column, registry.PART), which findings of a log whose parts are not all judged
+        must have."""
+        unjudged = [(rule.id, table, part) for table in self.tables
+                    for rule, part, _ in self.unjudged(table)]
+        rules = [(rule, table) for rule, table, part in unjudged if part is None]
+        parts = [(rule, table, part.name) for rule, table, part in unjudged if part is not None]
+        findings = _without(findings, rules, ["rule_id", "table_id"])
+        if parts and PART not in findings.columns:
+            raise ValueError("findings without their parts (registry.PART), where parts of "
+                             "rules are not judged")
+        findings = _without(findings, parts, ["rule_id", "table_id", PART])
         if self.unordered.height:
             ordered = [r.id for r in catalog.REGISTRY.all() if "settle_order" in r.needs]
             rounds = self.unordered.with_columns(pl.lit(True).alias("_unordered"))
@@ -153,9 +192,22 @@ class Coverage:
         skipped = {table for table, _ in missed}
         return sum(self.net_boxes.get(t, 0) for t in tables if t not in skipped)
 
+    def _parts_not_judged(self, rule: Rule) -> list[dict]:
+        """`parts_not_judged` of a rule's entry: each part not judged on some table the
+        rest of the rule is judged on, with those tables and why."""
+        out = []
+        for part in rule.parts:
+            missed = self.not_judged(rule, part)
+            if missed:
+                out.append({"part": part.name, "what": part.what, "needs": list(part.needs),
+                            "tables": [{"table_id": t, "why": why} for t, why in missed]})
+        return out
+
     def as_dict(self) -> dict:
         """`coverage` of summary.json: every rule, judged on every table of its game,
-        on some, or on none, with the tables it was not judged on and why."""
+        on some, or on none, with the tables it was not judged on and why; a rule judged
+        on a table where a part of it is not (Rule.parts) is judged "partly", with that
+        part, its tables and why (`parts_not_judged`)."""
         rules = []
         for rule in catalog.REGISTRY.all():
             tables = [t for t in sorted(self.tables) if self.applies(rule, t)]
@@ -167,6 +219,10 @@ class Coverage:
                 entry["why"] = f"the log has no {rule.scope} table"
             if missed:
                 entry["not_judged_on"] = [{"table_id": t, "why": why} for t, why in missed]
+            parts = self._parts_not_judged(rule) if state != "not_judged" else []
+            if parts:
+                entry["state"] = state = "partly"
+                entry["parts_not_judged"] = parts
             if state != "not_judged" and self.unordered.height and "settle_order" in rule.needs:
                 count = self.unordered.filter(pl.col("table_id").is_in(tables)).height
                 if count:
@@ -184,6 +240,14 @@ class Coverage:
                 "partly": sum(1 for r in rules if r["state"] == "partly"),
                 "not_judged": sum(1 for r in rules if r["state"] == "not_judged"),
                 "by_rule": rules}
+
+
+def _without(findings: pl.DataFrame, keys: list[tuple], on: list[str]) -> pl.DataFrame:
+    """`findings` but those whose `on` columns are one of `keys`."""
+    if not keys:
+        return findings
+    dropped = pl.DataFrame(keys, schema=dict.fromkeys(on, pl.String), orient="row")
+    return findings.join(dropped, on=on, how="anti", maintain_order="left")
 
 
 def _by_value(found: Coverage, tables: pl.DataFrame) -> None:
@@ -226,3 +290,28 @@ def of_log(tables: pl.DataFrame, marks: dict[str, set[str]] | None,
     if unordered is not None:
         found.unordered = unordered
     return found
+
+
+# The columns of an export's events the evidence is read from (as text: the events of one
+# file are text, another's times may be read), and the box a net result settles
+_READ = ("table_id", "game", "event", "action", "card", "ts", "shoe_id", "round", "seat")
+
+
+def of_export(read: Translated) -> Coverage:
+    """The coverage an audit of the exports `read` (profiles.read.translate, held whole)
+    would find, from their events before any audit: `profile check` says it per table."""
+    frames = [events.select(pl.col(c).cast(pl.String) if c in events.columns
+                            else pl.lit(None, pl.String).alias(c) for c in _READ)
+              for events in read.events if events.height]
+    if not frames:
+        return Coverage()
+    rows = pl.concat(frames)
+    net = pl.col("event") == v.NET_EVENT
+    tables = rows.group_by("table_id").agg(
+        pl.col("game").drop_nulls().first(),
+        *evidence_rows(),
+        # boxes (a round's seat) settled by their net result
+        pl.struct("shoe_id", "round", "seat").filter(net).n_unique().alias("net_boxes"),
+        pl.col("ts").drop_nulls().first().alias("first"),
+    )
+    return of_log(tables, read.tables, read.unordered)

@@ -306,6 +306,15 @@ def rule_page(facts: RuleFacts) -> str:
     else:
         lines.append("Nothing beyond the rows themselves: judged on every log.")
     lines.append("")
+    if r.parts:
+        lines += ["A check of the rule needs more, and is judged only where that is recorded "
+                  "too; elsewhere the rest of the rule is judged without it, and coverage says "
+                  "the rule was judged \"partly\", naming the check (`parts_not_judged`):", ""]
+        lines += [f"- `{part.name}`, {_text(part.what)}: "
+                  + "; ".join(f"`{kind}`, not judged where {_text(EVIDENCE[kind])}"
+                              for kind in part.needs)
+                  for part in r.parts]
+        lines.append("")
     if facts.passing or facts.failing:
         lines += ["## Cases", "",
                   f"The first passing and the first failing case of `{facts.case_file}` "
@@ -347,6 +356,9 @@ def rule_text(facts: RuleFacts) -> str:
         lines += [f"  {kind}: not judged where {words}" for kind, words in facts.evidence]
     else:
         lines.append("  nothing beyond the rows themselves: judged on every log")
+    for part in r.parts:
+        lines.append(f"  and its check `{part.name}` ({part.what}), besides:")
+        lines += [f"    {kind}: not judged where {EVIDENCE[kind]}" for kind in part.needs]
     if facts.case_file:
         lines += ["", f"Cases: {facts.case_file} (--format markdown shows the first passing "
                   "and failing case)"]
@@ -386,12 +398,17 @@ def index_page(rules: list[Rule]) -> str:
               "and the report's scope say so (see "
               f"[Coverage](../{EXPORTS_PAGE}#coverage-what-the-exports-can-show)). A hand "
               "history records everything its events show; an export what its layout and "
-              "card notation can.", "",
+              "card notation can. A check within a rule that needs more than the rest of it "
+              "(listed below as the rule and the check's name) is judged only where that is "
+              "recorded too; the rest of the rule is judged without it.", "",
               "| evidence | the rule is not judged where | rules that need it |",
               "| --- | --- | --- |"]
     for kind, words in EVIDENCE.items():
-        needing = ", ".join(f"[{r.id}]({r.id}.md)" for r in rules if kind in r.needs)
-        lines.append(f"| `{kind}` | {_text(words)} | {needing or 'none'} |")
+        needing = [f"[{r.id}]({r.id}.md)" for r in rules if kind in r.needs]
+        # a part of a rule that needs it: that check alone is not judged
+        needing += [f"[{r.id}]({r.id}.md) (`{p.name}`)" for r in rules for p in r.parts
+                    if kind in p.needs]
+        lines.append(f"| `{kind}` | {_text(words)} | {', '.join(needing) or 'none'} |")
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

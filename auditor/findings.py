@@ -9,7 +9,7 @@ import polars as pl
 
 from .ingest.partition import InputFile
 from .ingest.rows import rows_with_keys
-from .rules.registry import CHECK_COLUMNS, REGISTRY, Rule
+from .rules.registry import CHECK_COLUMNS, PART, REGISTRY, Rule
 from .scope import IN_SCOPE
 
 FINDING_SCHEMA: dict[str, pl.DataType] = {
@@ -30,6 +30,10 @@ FINDING_SCHEMA: dict[str, pl.DataType] = {
     "field": pl.String(),
     "dealer_id": pl.String(),  # the dealer of the finding's round or shoe (dealers.py)
 }
+# The findings as the audit gathers them: each with the rule part that gave it (check
+# column `part`), which Coverage.keep reads; the audit drops the column before the
+# findings leave it (audit.AuditResult.parts keeps it beside them)
+GATHERED_SCHEMA: dict[str, pl.DataType] = {**FINDING_SCHEMA, PART: pl.String()}
 
 
 def _with_metadata(frame: pl.DataFrame) -> pl.DataFrame:
@@ -69,8 +73,19 @@ def as_check_rows(frame: pl.DataFrame) -> pl.DataFrame:
 
 def from_check(rule: Rule, raw: pl.DataFrame, game: str) -> pl.DataFrame:
     """A game rule's exceptions in the check columns, tagged with the rule and game."""
+    if PART in raw.columns:
+        _parts_known(rule, raw[PART])
     tagged = raw.with_columns(pl.lit(rule.id).alias("rule_id"), pl.lit(game).alias("game"))
     return as_check_rows(tagged)
+
+
+def _parts_known(rule: Rule, parts: pl.Series) -> None:
+    """A check row names one of its rule's parts, or none: a misspelt part would be kept
+    where its evidence is lacking. The rows are few; their parts fewer."""
+    unknown = set(parts.drop_nulls().unique()) - {p.name for p in rule.parts}
+    if unknown:
+        raise ValueError(f"rule {rule.id}: check rows name part(s) {sorted(unknown)} the "
+                         "rule does not have")
 
 
 def places(events: pl.DataFrame, wanted: pl.DataFrame) -> pl.DataFrame:
@@ -114,9 +129,9 @@ def _finish(frame: pl.DataFrame, files: list[InputFile]) -> pl.DataFrame:
     frame = frame.with_columns(file_expr.alias("file"))
     frame = _with_metadata(frame)
     missing = [
-        pl.lit(None, t).alias(c) for c, t in FINDING_SCHEMA.items() if c not in frame.columns
+        pl.lit(None, t).alias(c) for c, t in GATHERED_SCHEMA.items() if c not in frame.columns
     ]
-    return frame.with_columns(missing).select(list(FINDING_SCHEMA)).cast(FINDING_SCHEMA)
+    return frame.with_columns(missing).select(list(GATHERED_SCHEMA)).cast(GATHERED_SCHEMA)
 
 
 def order(findings: pl.DataFrame) -> pl.DataFrame:

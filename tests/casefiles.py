@@ -170,6 +170,11 @@ def _typed_for_parquet(frame: pl.DataFrame) -> pl.DataFrame:
 
 def run_case(case: dict, folder: Path) -> pl.DataFrame:
     """Write the case's files and audit them; returns the findings."""
+    return audit_case(case, folder).findings
+
+
+def audit_case(case: dict, folder: Path) -> audit.AuditResult:
+    """Write the case's files and audit them."""
     rs = load_rulesets()
     house_text = case.get("house") or (
         case.get("house_top", "") + "\n" + DEFAULT_HOUSE.read_text(encoding="utf-8"))
@@ -183,11 +188,10 @@ def run_case(case: dict, folder: Path) -> pl.DataFrame:
         export = translate(load_profile(folder / "profile.toml"),
                            [str(folder / name) for name in named],
                            [str(folder / name) for name in context])
-        return audit.run(export.sources, house, rs, context=export.context,
-                         export=export).findings
+        return audit.run(export.sources, house, rs, context=export.context, export=export)
     sources = expand([str(folder / name) for name in named])
     around = expand([str(folder / name) for name in context]) if context else []
-    return audit.run(sources, house, rs, context=around).findings
+    return audit.run(sources, house, rs, context=around)
 
 
 def matches(finding: dict, wanted: dict) -> bool:

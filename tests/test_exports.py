@@ -57,19 +57,27 @@ def _sorted(frame: pl.DataFrame) -> list[dict]:
     return frame.sort(frame.columns, nulls_last=True).to_dicts()
 
 
+def _with_parts(result) -> pl.DataFrame:
+    """An audit's findings with the rule part of each (AuditResult.parts): another log's
+    coverage drops those of the parts it does not judge (Coverage.keep)."""
+    return result.findings.with_columns(result.parts)
+
+
 def _expressible(truth: pl.DataFrame, coverage) -> pl.DataFrame:
-    """Rounds whose planted fault the export cannot write as it was planted (its rule
-    needs evidence the layout lacks, so the exporter wrote something else): left out. So
-    are the rounds of an irregularity rightly remedied (no rule id) where the layout
-    records no irregularities: its rows are not written, and what is left of the round
-    is not what was dealt."""
+    """Rounds whose planted fault the export cannot write as it was planted (its rule, or
+    a part of it, needs evidence the layout lacks, so the exporter wrote something else):
+    left out. So are the rounds of an irregularity rightly remedied (no rule id) where the
+    layout records no irregularities: its rows are not written, and what is left of the
+    round is not what was dealt."""
     rules = {r.id: r for r in REGISTRY.all()}
 
     def lost_to(row: dict) -> bool:
         has = coverage.tables[row["table_id"]][1]
         if row["rule_id"] is None:
             return "irregularities" not in has
-        return bool(coverage.missing(rules[row["rule_id"]], row["table_id"]))
+        rule = rules[row["rule_id"]]
+        return any(coverage.why_not(rule, row["table_id"], part)
+                   for part in (None, *rule.parts))
 
     lost = [row for row in truth.iter_rows(named=True)
             if row["table_id"] in coverage.tables and lost_to(row)]
@@ -92,7 +100,7 @@ def test_an_export_finds_what_its_hand_history_finds(tmp_path, game, layout, see
     sim = _day(tmp_path, game, seed, faults, layout)
     hand_history, export = _audits(tmp_path)
     coverage = export.coverage
-    expected = coverage.keep(hand_history.findings).select(KEY).unique()
+    expected = coverage.keep(_with_parts(hand_history)).select(KEY).unique()
     found = export.findings.select(KEY).unique()
     if faults:
         lost = _expressible(sim.truth, coverage)
@@ -427,7 +435,7 @@ def _faulty_day(tmp_path_factory):
     write_house_rules([*bac.tables, *bj.tables], folder / "house.toml", blackjack=bj.house)
     rs = load_rulesets()
     house = load_house(folder / "house.toml", rs, on=date(2026, 11, 1))
-    found = audit.run(expand([str(folder / "log.jsonl")]), house, rs).findings
+    found = _with_parts(audit.run(expand([str(folder / "log.jsonl")]), house, rs))
     return events, house, found
 
 
@@ -1263,7 +1271,7 @@ def test_blackjack_boxes_in_one_row_find_what_their_hand_history_finds(tmp_path,
     sim = _boxes_day(tmp_path, seed, faults, style)
     hand_history, export = _audits(tmp_path)
     coverage = export.coverage
-    expected = coverage.keep(hand_history.findings).select(KEY).unique()
+    expected = coverage.keep(_with_parts(hand_history)).select(KEY).unique()
     found = export.findings.select(KEY).unique()
     if faults:
         lost = _expressible(sim.truth, coverage)
@@ -1650,7 +1658,7 @@ def _faulty_blackjack(tmp_path_factory):
     write_house_rules(sim.tables, folder / "house.toml", blackjack=sim.house)
     rs = load_rulesets()
     house = load_house(folder / "house.toml", rs, on=date(2026, 11, 1))
-    return sim, house, audit.run(expand([str(folder / "log.jsonl")]), house, rs).findings
+    return sim, house, _with_parts(audit.run(expand([str(folder / "log.jsonl")]), house, rs))
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))

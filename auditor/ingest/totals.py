@@ -46,6 +46,19 @@ def _played() -> pl.Expr:
     return (pl.col("round") > 0) & ~pl.col("event").is_in(v.SHOE_EVENTS)
 
 
+def evidence_rows() -> list[pl.Expr]:
+    """Per table (aggregations), the rows that decide evidence its log records
+    (coverage.of_log): wagers, the 1.2 irregularity words, cards known by value only and
+    of those `X*`. The same over an export's events before any audit (`profile check`)."""
+    return [
+        (pl.col("event") == "wager").sum().alias("wager_rows"),
+        (pl.col("event").is_in(v.EVENTS_1_2) | pl.col("action").is_in(v.ACTIONS_1_2))
+        .sum().alias("irregularity_rows"),
+        cards.value_only(pl.col("card")).sum().alias("value_only_cards"),
+        cards.rank_unknown(pl.col("card")).sum().alias("rankless_cards"),
+    ]
+
+
 def _table_stats(part: Ingested) -> pl.DataFrame:
     """Per table, its audited rows and rounds (not context: a table of the context only
     has none)."""
@@ -59,11 +72,7 @@ def _table_stats(part: Ingested) -> pl.DataFrame:
         played.alias("rounds_read"),
         pl.col("time").filter(row).min().alias("first"),
         pl.col("time").filter(row).max().alias("last"),
-        (pl.col("event") == "wager").sum().alias("wager_rows"),
-        (pl.col("event").is_in(v.EVENTS_1_2) | pl.col("action").is_in(v.ACTIONS_1_2))
-        .sum().alias("irregularity_rows"),
-        cards.value_only(pl.col("card")).sum().alias("value_only_cards"),
-        cards.rank_unknown(pl.col("card")).sum().alias("rankless_cards"),
+        *evidence_rows(),
     )
     net = (pl.col("event") == v.NET_EVENT) & (pl.col("round") > 0)
     if scoped:

@@ -524,9 +524,41 @@ def _tables_named(tables: list[str], summary: dict) -> str:
     return ", ".join(tables)
 
 
+def _by_reason(places: list[dict]) -> dict[str, list[str]]:
+    """The tables of `places` ({"table_id", "why"}) by why."""
+    out: dict[str, list[str]] = {}
+    for place in places:
+        out.setdefault(place["why"], []).append(place["table_id"])
+    return out
+
+
+def _parts(coverage: dict, summary: dict) -> list[dict]:
+    """The checks of rules not judged where the rest of the rule is (`parts_not_judged`):
+    a row per rule, check and why, with the tables."""
+    return [
+        {"rule_id": rule["rule_id"], "part": part["part"], "what": part["what"],
+         "tables": _tables_named(tables, summary), "why": why}
+        for rule in coverage["by_rule"] for part in rule.get("parts_not_judged", [])
+        for why, tables in _by_reason(part["tables"]).items()
+    ]
+
+
+def _partly_how(coverage: dict) -> str:
+    """How the rules judged partly were: "on some tables only", "a check of theirs not
+    judged", "not on the boxes settled by net", as the coverage has them."""
+    partly = [r for r in coverage["by_rule"] if r["state"] == "partly"]
+    how = [words for key, words in (
+        ("not_judged_on", "on some tables only"),
+        ("parts_not_judged", "a check of theirs not judged"),
+        ("boxes_not_judged", "not on the boxes settled by net"),
+    ) if any(key in r for r in partly)]
+    return ", or ".join(how) or "on some tables only"
+
+
 def _coverage(summary: dict) -> dict | None:
-    """The scope section: how many rules were judged, and the rules that were not (or
-    not on every table) grouped by why and where."""
+    """The scope section: how many rules were judged, the rules that were not (or not on
+    every table) grouped by why and where, and the checks of rules not judged where the
+    rest of the rule is."""
     coverage = summary.get("coverage")
     if not coverage:
         return None
@@ -537,10 +569,7 @@ def _coverage(summary: dict) -> dict | None:
         if "why" in rule:
             groups.setdefault((rule["why"], "—"), []).append(rule["rule_id"])
             continue
-        by_reason: dict[str, list[str]] = {}
-        for place in rule.get("not_judged_on", []):
-            by_reason.setdefault(place["why"], []).append(place["table_id"])
-        for why, tables in by_reason.items():
+        for why, tables in _by_reason(rule.get("not_judged_on", [])).items():
             groups.setdefault((why, _tables_named(tables, summary)), []).append(
                 rule["rule_id"])
     rounds = [r for r in coverage["by_rule"] if r.get("rounds_not_judged")]
@@ -554,8 +583,10 @@ def _coverage(summary: dict) -> dict | None:
         "rules": coverage["rules"],
         "judged": coverage["judged"],
         "partly": coverage["partly"],
+        "partly_how": _partly_how(coverage),
         "groups": [{"why": why, "tables": tables, "rules": ids}
                    for (why, tables), ids in groups.items()],
+        "parts": _parts(coverage, summary),
         "boxes": [{"rules": ids, "boxes": n, "why": why} for (n, why), ids in boxes.items()],
         "rounds": [{"rule_id": r["rule_id"], "rounds": r["rounds_not_judged"],
                     "why": r["rounds_why"]} for r in rounds],

@@ -888,8 +888,9 @@ def misjudged_message() -> pl.Expr:
 def late_or_misjudged(settled: str, went_on: str, late: str) -> tuple[pl.Expr, pl.Expr]:
     """For money to be settled before play goes on ((e)(4), (f)(1)(i)): which rows are
     findings (settled wrong, or right but only at `settled`, after play went on at
-    `went_on`) and their message. `late` words the late case, its two {} the two seqs:
-    "it was collected only at seq {}, after play had gone on at seq {}, where ..."."""
+    `went_on`: of the findings, `settled_right` holds on the late ones alone) and their
+    message. `late` words the late case, its two {} the two seqs: "it was collected only
+    at seq {}, after play had gone on at seq {}, where ..."."""
     right = pl.col("settled_right")
     after = right & (pl.col(settled) > pl.col(went_on)).fill_null(False)
     message = (
@@ -905,10 +906,12 @@ def findings(
     frame: pl.DataFrame,
     message: pl.Expr | None = None,
     seq: pl.Expr | None = None,
+    part: pl.Expr | None = None,
 ) -> pl.DataFrame:
     """Check rows (registry.CHECK_COLUMNS) for the wagers of `frame` (rows of `owed`)
     settled otherwise than owed: at the wager's first settlement row, with the money at
-    stake (null when none)."""
+    stake (null when none). `part`: the check column naming the rule's part of each row
+    (a rule with parts: registry.Part.where)."""
     amount = pl.col("amount_cents")
     return with_words(ctx, frame).select(
         *ROUND,
@@ -917,4 +920,5 @@ def findings(
         pl.col("expected_text").alias("expected"),
         pl.col("observed_text").alias("observed"),
         pl.when(amount != 0).then(amount).alias("amount_cents"),
+        *([] if part is None else [part]),
     )

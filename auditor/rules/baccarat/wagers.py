@@ -11,7 +11,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games.baccarat import replay, settlement
-from ..registry import Rule, register
+from ..registry import Part, Rule, register
 
 KEY = settlement.KEY
 
@@ -134,6 +134,13 @@ def _unsettled(ctx: GameContext) -> pl.DataFrame:
     )
 
 
+# A wager settled a second time is a check of its own: it needs each settlement recorded
+# as a row of its own. One row per wager (a wagers export) records a second collect as one
+# collect of twice the amount (a payout rule's), but a wager with no settlement, or a
+# settlement with no wager, as plainly as any (export-profiles-v1 1.1, Coverage)
+SETTLED_AGAIN = Part("again", "a wager settled a second time", ("settlements",))
+
+
 def _extra_settlements(ctx: GameContext) -> pl.DataFrame:
     rows = settlement.settlements(ctx)
     rounds = (
@@ -186,6 +193,7 @@ def _extra_settlements(ctx: GameContext) -> pl.DataFrame:
         .alias("expected"),
         pl.format("{} {}", "event", settlement.dollars(pl.col("amount_cents"))).alias("observed"),
         (-_extra_net(pl.col("event"), pl.col("amount_cents"))).alias("amount_cents"),
+        SETTLED_AGAIN.where(pl.col("wagered")),
     )
 
 
@@ -258,6 +266,7 @@ ONCE = register(
         "seat 2 wagers $25 on player; the player wins; pay seat 2 player $25 is recorded twice.",
         "seat 2 wagers $25 on player; the player wins; one pay seat 2 player $25.",
         check=not_settled_once,
-        needs=("wagers", "settlements", "single_settlements"),
+        needs=("wagers", "single_settlements"),
+        parts=(SETTLED_AGAIN,),
     )
 )

@@ -156,7 +156,8 @@ DEAD_NO_CARD = register(
         "Box 4 is passed over in the deal and declared dead; its $25 wager is pushed (or "
         "not settled and wagered again in the next round).",
         check=dead_hand_settled_i3,
-        needs=("irregularities", "wagers", "settlements", "single_settlements"),
+        # each collect or pay is read off its own amount: one row per wager shows it too
+        needs=("irregularities", "wagers", "single_settlements"),
     )
 )
 DEAD_BY_CHOICE = register(
@@ -175,7 +176,7 @@ DEAD_BY_CHOICE = register(
         "Box 2 holds 10-3 and hits; the card is not dealt and the hand is declared dead; "
         "its $25 wager is pushed.",
         check=dead_hand_settled_i4,
-        needs=("irregularities", "wagers", "settlements", "single_settlements"),
+        needs=("irregularities", "wagers", "single_settlements"),
     )
 )
 LATE_CARD = register(

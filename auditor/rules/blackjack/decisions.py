@@ -29,7 +29,7 @@ from ...games.blackjack import decisions as play
 from ...games.blackjack import engine, missed_cards, replay
 from ...games.blackjack import irregularities as irregular
 from ...ingest import cards as card_codes
-from ..registry import Rule, register
+from ..registry import Part, Rule, register
 
 GAME = "blackjack"
 HAND = ["rid", "seat", "hand"]
@@ -448,14 +448,20 @@ def _split_wager_missing(ctx: GameContext, split_wagers: pl.DataFrame) -> pl.Dat
     )
 
 
+# The split wager is a check of its own: the split's cards are judged wherever the
+# decisions are recorded, its wager only where the wagers are (export-profiles-v1 1.1,
+# Coverage)
+SPLIT_WAGER = Part(
+    "wager", "a split wager equal to the original wager, from the seated player", ("wagers",)
+)
+
+
 def split_wrong(ctx: GameContext) -> pl.DataFrame:
     split_wagers = _split_wagers(ctx)  # both wager checks read them
+    wager = [_split_wager_wrong(split_wagers), _split_wager_missing(ctx, split_wagers)]
     return pl.concat(
-        [
-            _split_values_wrong(ctx),
-            _split_wager_wrong(split_wagers),
-            _split_wager_missing(ctx, split_wagers),
-        ]
+        [_split_values_wrong(ctx), *(rows.with_columns(SPLIT_WAGER.where()) for rows in wager)],
+        how="diagonal",
     )
 
 
@@ -477,7 +483,8 @@ SPLIT_WRONG = register(
         "box 3 splits 8S 8H with a $25 split wager on a $25 wager",
         overcharge=True,
         check=split_wrong,
-        needs=("cards", "decisions", "wagers"),
+        needs=("cards", "decisions"),
+        parts=(SPLIT_WAGER,),
         also=("9 NYCRR 5324.10(c)(3)",),
     )
 )
@@ -601,6 +608,15 @@ def _placements(ctx: GameContext) -> pl.DataFrame:
     return tables.select(
         "table_id", pl.col("resplit_hand_placement").cast(pl.String).alias("placement")
     )
+
+
+# Which hand got a card first is a check of its own: a shoe's coups presume the order of
+# the deal and of play across split hands, but a split hand left on one card while play
+# went on is in its own row (export-profiles-v1 1.1, Coverage)
+SPLIT_TURN = Part(
+    "order", "a split hand completed before a card to any hand lying after it",
+    ("deal_order", "split_order"),
+)
 
 
 def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
@@ -760,7 +776,7 @@ def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
         )
         .otherwise(pl.format("box {} hand {} completed first", seat, hand))
     )
-    return _findings(
+    found = _findings(
         wrong,
         "at",
         pl.format(
@@ -776,6 +792,11 @@ def split_hands_out_of_order(ctx: GameContext) -> pl.DataFrame:
         expected,
         pl.format("a card to {} first", receiver.str.to_lowercase()),
     )
+    # a split hand completed at last was passed over for a while: only the order of the
+    # deal shows it. One never completed (fewer than two cards, no refuse) is plain from
+    # its own cards, whatever the order: play went on without it
+    return found.with_columns(
+        wrong.select(SPLIT_TURN.where(pl.col("done").is_not_null())).to_series())
 
 
 SPLIT_ORDER = register(
@@ -801,7 +822,8 @@ SPLIT_ORDER = register(
         "box 2 splits 8S 8H; hand 1 gets 3D, hand 2 gets 9C, then hand 1 hits",
         "box 2 splits 8S 8H; hand 1 gets 3D, hits 9C and stands; then hand 2 gets its card",
         check=split_hands_out_of_order,
-        needs=("deal_order", "split_order"),
+        needs=("cards", "decisions"),
+        parts=(SPLIT_TURN,),
     )
 )
 

@@ -16,7 +16,7 @@ import polars as pl
 from ...audit_context import GameContext
 from ...games.blackjack import money, replay
 from ...ingest import cards as card_codes
-from ..registry import Rule, register
+from ..registry import Part, Rule, register
 
 INSURANCE = pl.col("bet") == "insurance"
 
@@ -104,6 +104,13 @@ def insurance_underpaid(ctx: GameContext) -> pl.DataFrame:
     return money.findings(ctx, wrong)
 
 
+# When the losing insurance was collected is a check of its own: a wagers export records
+# the amount, and its timing is presumed (export-profiles-v1 1.1, Coverage)
+COLLECTED_AT_ONCE = Part(
+    "timing", "collected immediately after the check, before play went on", ("wager_timing",)
+)
+
+
 def insurance_not_collected(ctx: GameContext) -> pl.DataFrame:
     # (e)(4): collected, and "immediately" after the check: before play goes on
     lost = _settled_once(ctx, "lose")
@@ -112,7 +119,8 @@ def insurance_not_collected(ctx: GameContext) -> pl.DataFrame:
         "it was collected only at seq {}, after play had gone on at seq {}, "
         "where it should have been collected at the check",
     )
-    return money.findings(ctx, lost.filter(wanted), message=message)
+    late = COLLECTED_AT_ONCE.where(pl.col("settled_right"))  # collected as owed, but late
+    return money.findings(ctx, lost.filter(wanted), message=message, part=late)
 
 
 WORDING = (
@@ -191,6 +199,7 @@ NOT_COLLECTED = register(
         "The dealer's ace has a 7 under it; box 5's $25 insurance is collected before box 1 acts.",
         check=insurance_not_collected,
         needs=("cards", "wagers", "single_settlements"),
+        parts=(COLLECTED_AT_ONCE,),
         also=("9 NYCRR 5324.10(e)(1)",),
     )
 )

@@ -28,7 +28,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games.blackjack import money
-from ..registry import Rule, register
+from ..registry import Part, Rule, register
 
 OVER_LIMIT = (
     (pl.col("expected_kind") == "pay")
@@ -110,6 +110,13 @@ def _unsettled(ctx: GameContext) -> pl.DataFrame:
     )
 
 
+# A wager settled a second time is a check of its own: it needs each settlement recorded
+# as a row of its own. One row per wager (a wagers export) records a second collect as one
+# collect of twice the amount (BJ701's), but a wager with no settlement, or a settlement
+# with no wager, as plainly as any (export-profiles-v1 1.1, Coverage)
+SETTLED_AGAIN = Part("again", "a wager settled a second time", ("settlements",))
+
+
 def _extra_rows(ctx: GameContext) -> pl.DataFrame:
     rows = money.settlements(ctx)
     extra = pl.col("judged") & pl.col("extra")
@@ -148,6 +155,7 @@ def _extra_rows(ctx: GameContext) -> pl.DataFrame:
         .alias("expected"),
         row.alias("observed"),
         (-pl.col("row_net")).alias("amount_cents"),
+        SETTLED_AGAIN.where(pl.col("matched")),
     )
 
 
@@ -278,6 +286,7 @@ ONCE = register(
         "Box 1's losing $100 wager is collected at seq 40 and again at seq 41.",
         "Box 1's losing $100 wager is collected once.",
         check=not_settled_once,
-        needs=("wagers", "settlements", "single_settlements"),
+        needs=("wagers", "single_settlements"),
+        parts=(SETTLED_AGAIN,),
     )
 )

@@ -21,7 +21,7 @@ import polars as pl
 
 from ...audit_context import GameContext
 from ...games.blackjack import decisions, money, replay
-from ..registry import Rule, register
+from ..registry import Part, Rule, register
 
 HAND = ["rid", "seat", "hand"]
 TEN = 10  # (f)(1)(ii): an ace, king, queen or jack up; ten-value cards are valued 10
@@ -101,6 +101,14 @@ def _surrendered(ctx: GameContext) -> pl.DataFrame:
     return money.apart(ctx, surrendered)  # settled with the insurance: BJ405's
 
 
+# When the half and half was settled is a check of its own: a wagers export records the
+# amounts, and its timing is presumed (export-profiles-v1 1.1, Coverage)
+SETTLED_AT_ONCE = Part(
+    "timing", "half collected and half returned immediately, before play went on",
+    ("wager_timing",),
+)
+
+
 def surrender_2_9_settled_wrong(ctx: GameContext) -> pl.DataFrame:
     # (f)(1)(i): "collect immediately one-half ... and return one-half": before the
     # next card or decision of the round
@@ -110,8 +118,9 @@ def surrender_2_9_settled_wrong(ctx: GameContext) -> pl.DataFrame:
         "it was settled only at seq {}, after play went on at seq {}, where half is "
         "collected and half returned immediately",
     )
-    seq = pl.when(pl.col("settled_right")).then("last_settled_seq").otherwise("settled_seq")
-    return money.findings(ctx, frame.filter(wanted), message, seq)
+    late = pl.col("settled_right")  # settled as owed, so reported for its timing
+    seq = pl.when(late).then("last_settled_seq").otherwise("settled_seq")
+    return money.findings(ctx, frame.filter(wanted), message, seq, SETTLED_AT_ONCE.where(late))
 
 
 def surrender_ten_settled_wrong(ctx: GameContext) -> pl.DataFrame:
@@ -220,7 +229,8 @@ LOW_UP = register(
         "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $50 is collected.",
         "The dealer shows a 9; box 2 surrenders 16 on a $50 wager; $25 collected, $25 pushed.",
         check=surrender_2_9_settled_wrong,
-        needs=("cards", "decisions", "wagers", "wager_timing", "single_settlements"),
+        needs=("cards", "decisions", "wagers", "single_settlements"),
+        parts=(SETTLED_AT_ONCE,),
     )
 )
 APART = register(
@@ -246,7 +256,9 @@ APART = register(
         "Dealer's ace, no blackjack; box 1 wagers $20, insures $10 and surrenders; the "
         "insurance is collected ($10), the main wager half collected and half returned.",
         check=insurance_netted_with_surrender,
-        needs=("cards", "decisions", "wagers", "settlements", "single_settlements"),
+        # the pair's pot is read off the amounts its rows record: one row per wager
+        # (a wagers export) shows it as well as a row per settlement
+        needs=("cards", "decisions", "wagers", "single_settlements"),
     )
 )
 HIGH_UP = register(
@@ -264,6 +276,7 @@ HIGH_UP = register(
         "The dealer shows a king (no blackjack); box 1 surrenders 16 on $30; $15 collected, "
         "$15 pushed.",
         check=surrender_ten_settled_wrong,
-        needs=("cards", "decisions", "wagers", "wager_timing", "single_settlements"),
+        # the settlement's kind and amount only: (f)(1)(ii) says nothing of when
+        needs=("cards", "decisions", "wagers", "single_settlements"),
     )
 )
