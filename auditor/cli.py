@@ -1065,9 +1065,13 @@ def _sessions_ended(ended: int) -> str:
 @click.option("--idle-timeout", "idle_minutes", metavar="MINUTES", type=click.IntRange(1, 600),
               default=30, show_default=True,
               help="End a session after this many minutes without a request.")
+@click.option("--four-eyes", is_flag=True,
+              help="\"explained\" and \"not an error\" are proposals, pending until a "
+              "supervisor other than their proposer approves them (also when the reviewers "
+              "file says `four_eyes = true`).")
 @click.pass_context
 def review(ctx, store_url, host, port, allowed_hosts, reviewers_path, read_only,
-           idle_minutes):
+           idle_minutes, four_eyes=False):
     """Review a findings store's exceptions in a browser: reviewers sign in and record what
     each finding is (a disposition, with a note), carried to later runs."""
     if ctx.invoked_subcommand is not None:
@@ -1085,7 +1089,7 @@ def review(ctx, store_url, host, port, allowed_hosts, reviewers_path, read_only,
     try:
         app = create_app(store_url, reviewers_path, read_only,
                          idle=timedelta(minutes=idle_minutes), host=host,
-                         allowed_hosts=allowed_hosts)
+                         allowed_hosts=allowed_hosts, four_eyes=four_eyes)
     except (StoreError, ReviewersError, RulesetError, HostError) as exc:
         raise Failure(f"review: {exc}") from None
     try:
@@ -1096,9 +1100,15 @@ def review(ctx, store_url, host, port, allowed_hosts, reviewers_path, read_only,
                       ) from None
     bound_host, bound_port = sock.getsockname()[:2]
     app.state.review.hosts.bind(bound_port)
-    mode = " (read-only)" if read_only else f" (reviewers: {reviewers_path})"
+    state = app.state.review
+    mode = " (read-only)" if read_only else f" (reviewers: {reviewers_path}" + (
+        ", four eyes)" if state.four_eyes else ")")
     for line in banner(app.state.review.store.name, mode, bound_host, bound_port):
         click.echo(line, err=True)
+    if state.four_eyes and not read_only and not state.reviewers.supervisors():
+        click.echo(f"auditor review: four eyes, and {reviewers_path} names no supervisor: "
+                   "nobody can approve a proposal or sign a run off (add-reviewer NAME "
+                   "--role supervisor)", err=True)
     if not loopback(host):
         click.echo(f"auditor review: {host} is reachable from other machines, over plain "
                    "HTTP: put it behind a TLS proxy or serve on 127.0.0.1", err=True)

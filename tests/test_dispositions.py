@@ -27,7 +27,7 @@ from auditor.report import model
 from auditor.rulesets import load_rulesets
 from auditor.simulate import baccarat as sim_baccarat
 from auditor.simulate.writer import write_events, write_house_rules
-from auditor.store import STATES, StoreError, carried, engine, record, schema
+from auditor.store import TALLIED, StoreError, carried, engine, record, schema
 from auditor.store import dispositions as dsp
 
 
@@ -102,7 +102,7 @@ def _all_rows(url: str) -> list[dict]:
 
 
 def _counts(**nonzero: int) -> dict[str, int]:
-    return {**dict.fromkeys(STATES, 0), **nonzero}
+    return {**dict.fromkeys(TALLIED, 0), **nonzero}
 
 
 def _text(html: str) -> str:
@@ -124,15 +124,15 @@ def test_a_version_1_store_is_upgraded_in_place(store_url, tmp_path, monkeypatch
     # this auditor opens it: upgraded in place, the run and its findings kept
     record.open_for_audit(store_url).store.close()
     with raw.connect() as conn:
-        assert schema.version(conn) == schema.latest() == 3
+        assert schema.version(conn) == schema.latest() == 4
         versions = conn.execute(sa.text("SELECT version FROM schema_version ORDER BY 1"))
-        assert list(versions.scalars()) == [1, 2, 3]
+        assert list(versions.scalars()) == [1, 2, 3, 4]
         columns = {c["name"] for c in sa.inspect(conn).get_columns("dispositions")}
         indexed = {tuple(i["column_names"]) for i in sa.inspect(conn).get_indexes("dispositions")}
         runs = conn.execute(sa.select(schema.runs.c.run_id)).scalars().all()
     raw.dispose()
     assert columns == {"disposition_id", "finding_id", "state", "note", "reviewer",
-                       "decided_at", "run_id"}
+                       "decided_at", "run_id", "status", "approved_by", "proposal_id"}
     assert ("finding_id", "disposition_id") in indexed
     assert runs == [first["run_id"]]
     ids = _ids(store_url, first["run_id"])
@@ -180,7 +180,8 @@ def test_every_disposition_is_kept_and_the_last_one_stands(store_url, tmp_path):
         first: ("open", "carol"),
         second: ("not_an_error", "bob"),
     }
-    assert set(latest[0]) == {"finding_id", "state", "note", "reviewer", "decided_at", "run_id"}
+    assert set(latest[0]) == {"finding_id", "state", "note", "reviewer", "decided_at", "run_id",
+                              "status", "approved_by", "proposal_id"}
     assert [d["state"] for d in _read(store_url, dsp.latest, [second])] == ["not_an_error"]
     assert _read(store_url, dsp.latest, []) == []
     assert _read(store_url, dsp.history, "0" * 32) == []

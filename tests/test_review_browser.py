@@ -269,3 +269,104 @@ def test_the_runs_page_fits_1366_pixels(store, tmp_path, browser):
         assert errors == []
     finally:
         next(served, None)
+
+
+def _sign_in_as(page, address: str, name: str, password: str) -> None:
+    page.goto(address + "/sign-in")
+    page.fill("#sign-in-name", name)
+    page.fill("#sign-in-password", password)
+    page.click("#sign-in-submit")
+    page.wait_for_selector("#signed-in-as")
+    assert name in page.inner_text("#signed-in-as")
+
+
+def test_four_eyes_a_proposal_approved_and_the_run_signed_off_reaches_the_report(
+        store, tmp_path, browser):
+    """A reviewer proposes "not an error" (four eyes) and settles the rest; a supervisor
+    approves the proposal and signs the run off; the report re-rendered with the store
+    says so on its cover."""
+    team = tmp_path / "reviewers.toml"
+    add_reviewer(team, NAME, PASSWORD)
+    add_reviewer(team, "sam", "sam's password", role="supervisor")
+    served = _serve(store, tmp_path, "--four-eyes")
+    address = next(served)
+    try:
+        page = browser.new_page()
+        errors = _errors(page)
+        _sign_in_as(page, address, NAME, PASSWORD)
+        # the reviewer proposes: the finding is pending, waiting for a supervisor
+        page.goto(address + "/findings?rule=BA501")
+        row = page.locator("#findings-table tbody tr").first
+        finding_id = row.get_attribute("data-finding-id")
+        row.locator("a.finding-link").click()
+        page.wait_for_selector("#four-eyes-note")
+        page.select_option("#disposition-state", "not_an_error")
+        page.fill("#disposition-note", "The house pays this bet short by its rules")
+        page.click("#disposition-submit")
+        playwright.expect(page.locator("#disposition")).to_have_attribute("data-pending", "true")
+        assert "pending: not an error" in page.inner_text("#disposition-current")
+        assert page.locator("#proposal-waits").count() == 1
+        assert page.locator("#approve-form").count() == 0
+        # ... and confirms every finding still open, as a selection
+        page.goto(address + "/findings?state=open")
+        page.select_option("#bulk-state", "confirmed")
+        page.click("#bulk-submit")
+        page.click("#bulk-confirm")
+        page.wait_for_selector("#flash")
+        page.goto(address + "/findings")
+        assert page.inner_text("#count-open") == "open 0"
+        assert page.inner_text("#count-pending") == "pending 1"
+        assert "proposed by ada" in page.inner_text(f"#finding-{finding_id}")
+        # the runs page, with its pending column and the run's sign-off, fits 1366 pixels
+        page.set_viewport_size({"width": 1366, "height": 768})
+        page.goto(address + "/runs")
+        assert page.inner_text("#runs-table thead").count("Pending") == 1
+        page_width, window_width, table_width, room = page.evaluate(
+            "[document.documentElement.scrollWidth, window.innerWidth,"
+            " document.getElementById('runs-table').scrollWidth,"
+            " document.getElementById('runs-table').parentElement.clientWidth]")
+        assert page_width <= window_width and table_width <= room
+        page.click("#sign-out-submit")
+        page.wait_for_selector("#sign-in")
+
+        # the supervisor approves it
+        _sign_in_as(page, address, "sam", "sam's password")
+        page.goto(address + "/findings?state=pending")
+        page.locator(f"#finding-{finding_id} a.finding-link").click()
+        page.click("#approve-submit")
+        playwright.expect(page.locator("#disposition-approver")).to_have_text("sam")
+        assert page.locator("#disposition").get_attribute("data-pending") is None
+        [*_, approved] = _history(store, finding_id)
+        assert (approved["state"], approved["status"], approved["reviewer"],
+                approved["approved_by"]) == ("not_an_error", "approved", NAME, "sam")
+        # ... and signs the run off from the runs page
+        page.goto(address + "/")
+        page.locator("span.signoff a", has_text="Sign off…").click()
+        page.fill("#signoff-note", "Reviewed at the end of the night")
+        page.click("#signoff-submit")
+        playwright.expect(page.locator("#signoff-by")).to_have_text("sam")
+        assert "signed off by sam: 100 confirmed, 1 not an error" in page.inner_text("#flash")
+        page.goto(address + "/")
+        assert page.locator("span.signoff").get_attribute("data-signed") == "true"
+        assert "Signed off by sam" in page.inner_text("span.signoff")
+        assert errors == []
+    finally:
+        next(served, None)
+
+    # the report re-rendered with the store: the sign-off on its cover
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "night-1"), "--store", store],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    doc = json.loads((tmp_path / "night-1" / "dispositions.json").read_text())
+    assert doc["signoff"]["by"] == "sam" and doc["signoff"]["standing"]
+    assert doc["dispositions"][finding_id]["approved_by"] == "sam"
+    if shutil.which("pdftotext"):
+        cover = subprocess.run(["pdftotext", "-l", "2", str(tmp_path / "night-1" / "report.pdf"),
+                                "-"], capture_output=True, text=True, check=True).stdout
+        cover = re.sub(r"\s+", " ", cover)
+    else:
+        cover = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (
+            tmp_path / "night-1" / "report.html").read_text()))
+    assert re.search(r"Signed off in the findings store by sam, supervisor, on "
+                     r"\d{4}-\d\d-\d\d \d\d:\d\d UTC: 100 confirmed · 1 not an error\. "
+                     r"Note: Reviewed at the end of the night\.", cover), cover[:3000]

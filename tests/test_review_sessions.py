@@ -628,20 +628,24 @@ def test_a_version_2_store_is_upgraded_and_reviewed(apps, day, template, reviewe
         url = template.server.new_database()
     with monkeypatch.context() as patch:  # the auditor before sessions and the trail
         patch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:2])
+        patch.setattr(dsp, "latest", lambda _conn, _ids: [])  # (it read none)
         _audit(day, f"v2-{uuid.uuid4().hex[:6]}", url)
         store = connect(url)
         with store.begin() as conn:
             run_id = conn.execute(sa.select(schema.runs.c.run_id)).scalar()
             finding = conn.execute(sa.select(schema.findings.c.finding_id)).scalar()
-            dsp.record(conn, [finding], "explained", "before the upgrade", "ann",
-                       run_id=run_id)
+            # a disposition as version 2 wrote it (its columns only)
+            conn.execute(sa.text(
+                "INSERT INTO dispositions (finding_id, state, note, reviewer, decided_at, "
+                "run_id) VALUES (:f, 'explained', 'before the upgrade', 'ann', :at, :r)"),
+                {"f": finding, "at": datetime(2026, 11, 2, 9, 0), "r": run_id})
             assert schema.version(conn) == 2
             assert not sa.inspect(conn).has_table("review_events")
         store.close()
     app = apps(url, reviewers)  # upgrades it
     store = connect(url)
     with store.begin() as conn:
-        assert schema.version(conn) == 3
+        assert schema.version(conn) == schema.latest()
         columns = {c["name"] for c in sa.inspect(conn).get_columns("review_sessions")}
         events = {c["name"] for c in sa.inspect(conn).get_columns("review_events")}
     store.close()

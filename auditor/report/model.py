@@ -176,9 +176,18 @@ def _disposition(f: dict, decided: dict | None) -> dict | None:
         return None
     d = decided["dispositions"].get(f["finding_id"]) or {"state": "open", "reviewer": None}
     at = d.get("decided_at")
+    status = d.get("status") or "decided"  # (a file written before four eyes: none)
+    label, by = state_label(d["state"]), f"by {d['reviewer']}"
+    if status == "proposed":  # four eyes: not decided until a supervisor approves it
+        label, by = f"pending: {label}", f"proposed by {d['reviewer']}"
+    elif status == "approved":
+        by = f"by {d['reviewer']}, approved by {d.get('approved_by')}"
+    elif status == "rejected":
+        by = f"a proposal rejected by {d['reviewer']}"
     return {
         **d,
-        "label": state_label(d["state"]),
+        "label": label,
+        "by": by,
         "at": f"{at[:16].replace('T', ' ')} UTC" if at else "",  # to the minute
     }
 

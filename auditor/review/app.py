@@ -36,7 +36,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..rulesets import Rulesets, load_rulesets
 from ..store.engine import BUSY_SECONDS, Store, connect, errors
 from ..store.schema import migrate
-from . import auth, csrf, events, pages, sessions, signin
+from . import auth, csrf, events, pages, sessions, signin, supervise
 from .hosts import CheckHost, Hosts
 from .queries import RunFacts
 from .throttle import Throttle
@@ -71,6 +71,15 @@ class Review:
     toucher: Engine | None = None
     throttle: Throttle = field(default_factory=Throttle)
     facts: RunFacts = field(default_factory=RunFacts)
+    four_eyes_asked: bool = False  # --four-eyes
+
+    @property
+    def four_eyes(self) -> bool:
+        """Whether "explained" and "not an error" wait for a supervisor's approval:
+        --four-eyes, or `four_eyes = true` in the reviewers file (read again when the
+        file changes)."""
+        return self.four_eyes_asked or (
+            self.reviewers is not None and self.reviewers.four_eyes())
 
     @property
     def touch_every(self) -> timedelta:
@@ -211,6 +220,7 @@ def create_app(
     idle: timedelta = timedelta(minutes=sessions.IDLE_MINUTES),
     host: str = "127.0.0.1",
     allowed_hosts: Iterable[str] = (),
+    four_eyes: bool = False,
 ) -> FastAPI:
     """The application over the store at STORE_URL (which must exist; an older schema is
     upgraded, as any use of the store does). Reviewers sign in with the names and
@@ -218,8 +228,9 @@ def create_app(
     session ends after IDLE without a request. The session cookie is signed with SECRET,
     or the secret kept beside the reviewers file. Requests are served for the Host names
     of HOST (the address to be bound: its port is told later, `state.review.hosts.bind`)
-    and ALLOWED_HOSTS (hosts). Raises StoreError, ReviewersError, HostError or
-    RulesetError with a sentence."""
+    and ALLOWED_HOSTS (hosts). FOUR_EYES: "explained" and "not an error" are proposals
+    until a supervisor approves them (also when the reviewers file sets `four_eyes`).
+    Raises StoreError, ReviewersError, HostError or RulesetError with a sentence."""
     hosts = Hosts(host, allowed_hosts)
     store = connect(store_url, must_exist=True)
     reader = toucher = None
@@ -238,7 +249,7 @@ def create_app(
         state = Review(store, reader, reviewers, read_only, load_rulesets(), templates(),
                        # read-only: nobody signs in; a secret for this process only
                        secret=secret or secrets.token_hex(32), hosts=hosts, idle=idle,
-                       toucher=toucher)
+                       toucher=toucher, four_eyes_asked=four_eyes)
     except Exception:
         for engine in (reader, toucher):
             if engine is not None and engine is not store.engine:
@@ -279,6 +290,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(signin.router)
     app.include_router(events.router)
+    app.include_router(supervise.router)
     app.include_router(pages.router)
 
     return app

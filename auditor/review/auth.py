@@ -3,7 +3,11 @@
 
 The reviewers file is TOML, one table per reviewer under `reviewers`, holding an argon2id
 hash of the password (argon2-cffi's PasswordHasher, its default parameters), the
-reviewer's role and whether they are disabled:
+reviewer's role and whether they are disabled; and, at its top, the settings of the
+review (SETTINGS: `four_eyes`, whether "explained" and "not an error" wait for a
+supervisor's approval):
+
+    four_eyes = true
 
     [reviewers."Ann Smith"]
     password_hash = "$argon2id$v=19$m=65536,t=3,p=4$..."
@@ -65,6 +69,7 @@ MAX_PASSWORD = 1024  # argon2 takes any length; a page should not hash megabytes
 REFUSED = "The name or password is not right."
 SESSION_COOKIE = "auditor_review"
 ROLES = ("reviewer", "supervisor")
+SETTINGS = {"four_eyes": bool}  # the review's settings at the top of the file, and their type
 MAX_HASHING = 2  # argon2 checks at once (64 MiB each)
 HEADER = (
     "# Reviewers of `auditor review`: one table per reviewer, with an argon2 hash of the\n"
@@ -110,15 +115,36 @@ class Reviewer:
     disabled: bool = False
 
 
-def _entries(path: Path) -> dict[str, dict]:
-    """The reviewers of the file by name, each entry with an argon2 password_hash, and a
-    role and `disabled` where it has them ({} for a file that is not there)."""
+def _document(path: Path) -> dict[str, Any]:
+    """The file as TOML ({} for a file that is not there)."""
     if not path.exists():
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ReviewersError(f"{path}: cannot be read ({exc})") from None
+
+
+def _settings(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """The settings at the top of the file (SETTINGS), checked; absent ones are left out."""
+    out = {}
+    for key, kind in SETTINGS.items():
+        if key in data:
+            if not isinstance(data[key], kind):
+                raise ReviewersError(f"{path}: {key} is true or false")
+            out[key] = data[key]
+    return out
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """The review's settings the file sets ({} for a file that is not there)."""
+    return _settings(path, _document(path))
+
+
+def _entries(path: Path, data: dict[str, Any] | None = None) -> dict[str, dict]:
+    """The reviewers of the file by name, each entry with an argon2 password_hash, and a
+    role and `disabled` where it has them ({} for a file that is not there)."""
+    data = _document(path) if data is None else data
     reviewers = data.get("reviewers", {})
     if not isinstance(reviewers, dict):
         raise ReviewersError(f"{path}: `reviewers` is not a table of reviewers")
@@ -134,12 +160,12 @@ def _entries(path: Path) -> dict[str, dict]:
     return reviewers
 
 
-def read_reviewers(path: Path) -> dict[str, Reviewer]:
+def read_reviewers(path: Path, data: dict[str, Any] | None = None) -> dict[str, Reviewer]:
     """The reviewers of the file by name ({} for a file that is not there)."""
     return {
         name: Reviewer(name, entry["password_hash"], entry.get("role", ROLES[0]),
                        entry.get("disabled", False))
-        for name, entry in _entries(path).items()
+        for name, entry in _entries(path, data).items()
     }
 
 
@@ -177,10 +203,15 @@ def _locked(path: Path) -> Iterator[None]:
         os.close(handle)  # lets the lock go
 
 
-def _write(path: Path, entries: dict[str, dict[str, Any]]) -> None:
-    """The file whole, through a temporary file beside it renamed over it: a reader never
-    sees half a file, and the file is readable by its owner only. (Under _locked.)"""
+def _write(path: Path, entries: dict[str, dict[str, Any]],
+           settings: dict[str, Any] | None = None) -> None:
+    """The file whole (its SETTINGS first, as they were), through a temporary file beside
+    it renamed over it: a reader never sees half a file, and the file is readable by its
+    owner only. (Under _locked.)"""
     lines = [HEADER]
+    if settings:
+        lines.append("\n")
+        lines += [f"{key} = {_toml_value(value)}\n" for key, value in settings.items()]
     for name, entry in entries.items():
         lines.append(f"\n[reviewers.{_toml_string(name)}]\n")
         lines += [f"{key} = {_toml_value(value)}\n" for key, value in entry.items()]
@@ -212,7 +243,9 @@ def add_reviewer(path: Path, name: str, password: str, role: str | None = None) 
         raise ReviewersError(f"a role is {' or '.join(ROLES)}")
     hashed = _hasher.hash(password)  # (slow: before the lock)
     with _locked(path):
-        entries = _entries(path)  # every entry well formed before one is added
+        data = _document(path)
+        settings = _settings(path, data)
+        entries = _entries(path, data)  # every entry well formed before one is added
         new = name not in entries
         entry = dict(entries.get(name, {}))
         entry["password_hash"] = hashed
@@ -221,7 +254,7 @@ def add_reviewer(path: Path, name: str, password: str, role: str | None = None) 
         if not new:
             entry["changed_at"] = _utc_now()
         entries[name] = entry
-        _write(path, entries)
+        _write(path, entries, settings)
     return new
 
 
@@ -229,7 +262,9 @@ def set_disabled(path: Path, name: str, disabled: bool) -> bool:
     """Disable NAME (or enable them again); False where they already were. A reviewers
     file without NAME is a ReviewersError."""
     with _locked(path):
-        entries = _entries(path)
+        data = _document(path)
+        settings = _settings(path, data)
+        entries = _entries(path, data)
         if name not in entries:
             raise ReviewersError(f"{path}: there is no reviewer {name!r}")
         entry = dict(entries[name])
@@ -242,7 +277,7 @@ def set_disabled(path: Path, name: str, disabled: bool) -> bool:
             entry.pop("disabled", None)
             entry.pop("disabled_at", None)
         entries[name] = entry
-        _write(path, entries)
+        _write(path, entries, settings)
     return True
 
 
@@ -254,6 +289,7 @@ class Reviewers:
         self.path = path
         self._stamp: tuple[int, int] | None = None
         self._reviewers: dict[str, Reviewer] = {}
+        self._settings: dict[str, Any] = {}
         # what a name that is not in the file is checked against: made now, so that the
         # first such sign-in takes no longer than the others
         self._decoy = _hasher.hash(secrets.token_urlsafe(16))
@@ -266,9 +302,21 @@ class Reviewers:
         except OSError:
             stamp = None
         if stamp != self._stamp:
-            self._reviewers = read_reviewers(self.path)
+            data = _document(self.path)
+            self._reviewers = read_reviewers(self.path, data)
+            self._settings = _settings(self.path, data)
             self._stamp = stamp
         return self._reviewers
+
+    def four_eyes(self) -> bool:
+        """Whether the file sets `four_eyes = true` (read again when the file changes)."""
+        self.current()
+        return bool(self._settings.get("four_eyes", False))
+
+    def supervisors(self) -> list[str]:
+        """The names of the supervisors not disabled."""
+        return sorted(r.name for r in self.current().values()
+                      if r.role == "supervisor" and not r.disabled)
 
     def names(self) -> set[str]:
         return set(self.current())

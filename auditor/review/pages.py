@@ -16,6 +16,11 @@ URL map (every page needs a signed-in reviewer unless the server is read-only):
                                              #disposition part, and #finding-nav)
     POST /findings/bulk/confirm              state + note on a selection: the count to confirm
     POST /findings/bulk                      ... confirmed: set on every finding of it
+    POST /runs/{run_id}/findings/{finding_id}/approve, .../reject
+                                             a supervisor answers a proposal (supervise)
+    GET  /runs/{run_id}/sign-off, POST the same
+                                             a run's sign-offs; a supervisor signs it off
+                                             (supervise)
     GET  /sign-in, POST /sign-in, POST /sign-out (auth)
     GET  /events?kind=&reviewer=&from=&until=&page=
                                              the review's trail (events)
@@ -46,9 +51,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..report.replays import cents
 from ..rules.catalog import REGISTRY
-from ..store import MEANINGS, STATES, StoreError, state_label
+from ..store import (
+    MEANINGS,
+    PENDING,
+    PENDING_MEANING,
+    PROPOSABLE,
+    STATES,
+    TALLIED,
+    StoreError,
+    state_label,
+)
 from ..store import dispositions as dsp
-from . import auth, csrf, queries, rounds, trail
+from . import auth, control, csrf, queries, rounds, trail
 from .auth import require_reviewer
 from .queries import BadSelection, Selection, utc_minutes
 
@@ -91,6 +105,11 @@ def finding_path(run_id: str, finding_id: str, query: dict[str, str] | None = No
     return link(f"/runs/{quote(run_id, safe='')}/findings/{quote(finding_id, safe='')}", query)
 
 
+def signoff_path(run_id: str) -> str:
+    """A run's sign-off page (supervise)."""
+    return f"/runs/{quote(run_id, safe='')}/sign-off"
+
+
 def htmx(request: Request) -> bool:
     """An htmx request for a part (not a history restore, which wants the whole page)."""
     return bool(request.headers.get("hx-request")) and not request.headers.get(
@@ -99,9 +118,14 @@ def htmx(request: Request) -> bool:
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     review = request.app.state.review
-    reviewer = None if review.read_only else auth.reviewer_of(request)
+    signed = None if review.read_only else auth.signed_in(request)
+    reviewer = signed.name if signed else None
     base = {
         "reviewer": reviewer,
+        "supervisor": signed is not None and signed.role == "supervisor",
+        "four_eyes": review.four_eyes,
+        "proposable": PROPOSABLE,
+        "pending_meaning": PENDING_MEANING,
         "read_only": review.read_only,
         "can_write": not review.read_only and reviewer is not None,
         "csrf_token": None if review.read_only else csrf.token(request),
@@ -112,6 +136,7 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
         "state_label": state_label,
         "link": link,
         "finding_path": finding_path,
+        "signoff_path": signoff_path,
     }
     html = review.templates.get_template(template).render(**base, **context)
     # the same URL answers a part to htmx and a page otherwise: caches must tell them apart
@@ -160,7 +185,9 @@ def runs_page(request: Request, reviewer: str | None = Depends(require_reviewer)
     review = request.app.state.review
     with review.reading() as conn:
         listed = queries.runs_listed(conn, review.facts)
-    return render(request, "runs.html.j2", runs=listed)
+    pending = any(r["dispositions"][PENDING] for r in listed)
+    return render(request, "runs.html.j2", runs=listed,
+                  run_states=TALLIED if review.four_eyes or pending else STATES)
 
 
 # --- a run's findings ---------------------------------------------------------------------
@@ -209,6 +236,10 @@ def _findings_context(request: Request, given: dict[str, Any]) -> dict[str, Any]
         "keys": KEYS,
         "max_note": MAX_NOTE,
         "max_search": queries.MAX_SEARCH,
+        # "pending" among the dispositions shown and filtered by, with four eyes or where
+        # there are proposals
+        "filter_states": TALLIED if (review.four_eyes or counts.by_state.get(PENDING)
+                                     or sel.state == PENDING) else STATES,
     }
 
 
@@ -336,11 +367,14 @@ def _disposition_context(run_id: str, finding_id: str, decided: list[dict],
         "history": decided,
         "current": decided[-1] if decided else None,
         "action": link(finding_path(run_id, finding_id) + "/disposition", carried),
+        "approve_action": link(finding_path(run_id, finding_id) + "/approve", carried),
+        "reject_action": link(finding_path(run_id, finding_id) + "/reject", carried),
         "max_note": MAX_NOTE,
         "keys": KEYS,
         "note_error": None,
         "note_given": "",
         "state_given": None,
+        "answer_error": None,
     }
 
 
@@ -376,14 +410,39 @@ def _state(form) -> str:
 
 
 def _record_one(request: Request, run_id: str, finding_id: str, state: str, note: str,
-                reviewer: str) -> list[dict]:
+                reviewer: str) -> tuple[list[dict], control.Decided]:
+    """STATE on the finding (a proposal with four eyes: control.decide); its history
+    after, and what was recorded."""
     review = request.app.state.review
     with review.writing() as conn:
         if queries.finding_row(conn, run_id, finding_id) is None:
             raise HTTPException(404, f"Run {run_id} has no finding {finding_id}.")
-        dsp.record(conn, [finding_id], state, note, reviewer, run_id=run_id)
+        decided = control.decide(conn, [finding_id], state, note, reviewer, run_id=run_id,
+                                 four_eyes=review.four_eyes, client=auth.client_of(request))
     with review.reading() as conn:
-        return dsp.history(conn, finding_id)
+        return dsp.history(conn, finding_id), decided
+
+
+def withdrawn_said(withdrawn: list[dict]) -> str:
+    """The sign-offs a change withdrew, in a sentence ("" for none)."""
+    if not withdrawn:
+        return ""
+    runs = ", ".join(w["run_id"] for w in withdrawn)
+    return (f" The sign-off of run{'s' if len(withdrawn) > 1 else ''} {runs} was withdrawn: "
+            "a supervisor signs it off again.")
+
+
+def _said(decided: control.Decided, state: str, reviewer: str, count: int | None = None) -> str:
+    """What a disposition set says on the next page."""
+    on = f" on {count} finding{'' if count == 1 else 's'}" if count is not None else ""
+    if decided.proposed:
+        said = (f"Proposed “{state_label(state)}”{on} by {reviewer}: pending until a "
+                "supervisor approves it.")
+    elif count is not None:
+        said = f"Set “{state_label(state)}”{on} by {reviewer}."
+    else:
+        said = f"Set to “{state_label(state)}” by {reviewer}."
+    return said + withdrawn_said(decided.withdrawn)
 
 
 def _nav_now(request: Request, run_id: str, finding_id: str,
@@ -418,9 +477,9 @@ async def set_disposition(request: Request, run_id: str, finding_id: str,
     state, note = _state(form), _note_given(form)
     if len(note) > MAX_NOTE:
         return await run_in_threadpool(_note_refused, request, run_id, finding_id, state, note)
-    decided = await run_in_threadpool(_record_one, request, run_id, finding_id, state, note,
-                                      reviewer)
-    said = f"Set to “{state_label(state)}” by {reviewer}."
+    decided, recorded = await run_in_threadpool(_record_one, request, run_id, finding_id,
+                                                state, note, reviewer)
+    said = _said(recorded, state, reviewer)
     if htmx(request):
         # the finding's place in a selection by disposition changes: the nav too (oob)
         nav = await run_in_threadpool(_nav_now, request, run_id, finding_id, sel)
@@ -469,19 +528,26 @@ async def bulk_confirm(request: Request, reviewer: str | None = Depends(require_
 
 
 def _record_selection(request: Request, sel: Selection, previous_id: str | None, state: str,
-                      note: str, reviewer: str, expected: int) -> int | None:
-    """Set STATE on every finding of the selection, in one transaction, if it still holds
-    EXPECTED findings (None: it changed since it was confirmed; nothing is set); the
-    trail records it in the same transaction, with the selection's filter and count."""
-    with request.app.state.review.writing() as conn:
+                      note: str, reviewer: str, expected: int) -> control.Decided | None:
+    """Set STATE on every finding of the selection (proposals with four eyes), in one
+    transaction, if it still holds EXPECTED findings (None: it changed since it was
+    confirmed; nothing is set); the trail records it in the same transaction, with the
+    selection's filter and count."""
+    review = request.app.state.review
+    with review.writing() as conn:
         ids = queries.selected_ids(conn, sel, previous_id)
         if len(ids) != expected:
             return None
-        done = dsp.record(conn, ids, state, note, reviewer, run_id=sel.run)
+        client = auth.client_of(request)
+        done = control.decide(conn, ids, state, note, reviewer, run_id=sel.run,
+                              four_eyes=review.four_eyes, client=client)
         given = {k: v for k, v in sel.filters().items() if k != "run"}
-        trail.record(conn, "bulk", reviewer=reviewer, client=auth.client_of(request),
-                     run_id=sel.run, detail={"filter": given, "count": done,
-                                             "disposition": state, "note": note})
+        trail.record(conn, "bulk", reviewer=reviewer, client=client,
+                     run_id=sel.run, detail={"filter": given, "count": done.count,
+                                             "disposition": state, "note": note,
+                                             # four eyes: proposals, not decisions
+                                             **({"proposed": True} if done.proposed
+                                                else {})})
         return done
 
 
@@ -504,9 +570,7 @@ async def bulk_set(request: Request, reviewer: str | None = Depends(require_revi
         name = "_bulk_confirm.html.j2" if part else "bulk_confirm.html.j2"
         return render(request, name, status=200 if part else 409,
                       **_bulk_context(sel, state, note, total, changed=expected != total))
-    request.session["flash"] = (
-        f"Set “{state_label(state)}” on {done} finding{'' if done == 1 else 's'} by "
-        f"{reviewer}.")
+    request.session["flash"] = _said(done, state, reviewer, done.count)
     target = link("/findings", sel.params(page=None, per_page=None))
     if htmx(request):
         return Response(status_code=200, headers={"HX-Redirect": target})

@@ -28,7 +28,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from ..store import STATES
+from ..store import PENDING, STATES, TALLIED, signoffs, tallied
 from ..store import dispositions as dsp
 from ..store.compare import run_facts, utc_text, window_words
 from ..store.history import changes, previous_run, tables_of
@@ -76,7 +76,7 @@ class Selection:
     table: str | None = None
     dealer: str | None = None
     presence: str | None = None  # "new" or "still_present"
-    state: str | None = None  # a disposition state (STATES)
+    state: str | None = None  # a disposition state (STATES), or "pending" (TALLIED)
     q: str | None = None  # text searched for in the message or the rule id
     sort: str = DEFAULT_SORT  # one of SORTS
     page: int = 1
@@ -99,8 +99,8 @@ class Selection:
             raise BadSelection(f"severity is {' or '.join(SEVERITIES)}")
         if values.get("presence") not in (None, *PRESENCE):
             raise BadSelection(f"presence is {' or '.join(PRESENCE)}")
-        if values.get("state") not in (None, *STATES):
-            raise BadSelection(f"a disposition is one of {', '.join(STATES)}")
+        if values.get("state") not in (None, *TALLIED):
+            raise BadSelection(f"a disposition is one of {', '.join(TALLIED)}")
         page = _number(given.get("page"), 1, "page")
         per_page = min(_number(given.get("per_page"), PER_PAGE, "per_page"), MAX_PER_PAGE)
         return cls(run=run_id, sort=sort, page=page, per_page=per_page, **values)
@@ -251,11 +251,12 @@ def _stored_order(run: dict[str, Any]) -> tuple:
 
 def runs_listed(conn: Connection, facts: RunFacts) -> list[dict[str, Any]]:
     """The runs as `auditor history` lists them (the latest first), with the period each
-    audited (as `history` words it), what each found new and the dispositions of its
-    findings."""
+    audited (as `history` words it), what each found new, the dispositions of its
+    findings and its latest sign-off (None: never signed off)."""
     listed = run_rows(conn)
     compared = facts.compared(conn, listed)
     decided = dsp.counts_by_run(conn, [r["run_id"] for r in listed])
+    signed = signoffs.latest_by_run(conn, [r["run_id"] for r in listed])
     return [
         {
             **run_facts(run),
@@ -267,6 +268,7 @@ def runs_listed(conn: Connection, facts: RunFacts) -> list[dict[str, Any]]:
             "warnings": run["warnings"],
             **compared[run["run_id"]],
             "dispositions": decided[run["run_id"]],
+            "signoff": signed.get(run["run_id"]),
         }
         for run in listed
     ]
@@ -329,7 +331,7 @@ def count(conn: Connection, sel: Selection, previous_id: str | None) -> Counts:
         .group_by(findings.c.severity, found_before, state)
     )
     counts = Counts(0, dict.fromkeys(SEVERITIES, 0), dict.fromkeys(PRESENCE, 0),
-                    dict.fromkeys(STATES, 0))
+                    dict.fromkeys(TALLIED, 0))
     for severity, seen, found_state, n in conn.execute(query):
         counts.total += n
         counts.by_severity[severity] = counts.by_severity.get(severity, 0) + n
@@ -381,7 +383,7 @@ def page(conn: Connection, sel: Selection, previous_id: str | None) -> list[dict
     decided = {d["finding_id"]: d for d in dsp.latest(conn, [r["finding_id"] for r in rows])}
     for row in rows:
         row["disposition"] = decided.get(row["finding_id"])
-        row["state"] = row["disposition"]["state"] if row["disposition"] else STATES[0]
+        row["state"] = tallied(row["disposition"])  # "pending" for a proposal
     return rows
 
 
@@ -443,6 +445,7 @@ EXPORTED_COLUMNS = (
     "run_id", "finding_id", "table_id", "shoe_id", "round", "seq", "rule_id", "rule_title",
     "severity", "citation", "dealer_id", "amount", "message", "expected", "observed",
     "file", "line", "presence", "disposition", "reviewer", "decided_at", "note",
+    "proposed", "approved_by",
 )
 
 
@@ -450,7 +453,8 @@ def exported(conn: Connection, sel: Selection, previous_id: str | None,
              rule_titles: Mapping[str, str], part: int = 500) -> Iterator[list[tuple]]:
     """Every finding of the selection (all pages) in its order, with its latest
     disposition, as rows of EXPORTED_COLUMNS, PART rows at a time (read as they are
-    sent: the selection is never held whole)."""
+    sent: the selection is never held whole). A proposal (four eyes) is "pending", with
+    the disposition proposed in `proposed`; an approved one names its supervisor."""
     last = (
         sa.select(dsp_table.c.disposition_id)
         .where(dsp_table.c.finding_id == findings.c.finding_id)
@@ -467,6 +471,7 @@ def exported(conn: Connection, sel: Selection, previous_id: str | None,
                                       "line")),
             _found_before(previous_id).label("found_before"),
             dsp_table.c.state, dsp_table.c.reviewer, dsp_table.c.decided_at, dsp_table.c.note,
+            dsp_table.c.status, dsp_table.c.approved_by,
         )
         .select_from(findings.outerjoin(dsp_table, dsp_table.c.disposition_id == last))
         .where(*_conditions(sel, previous_id))
@@ -480,8 +485,9 @@ def exported(conn: Connection, sel: Selection, previous_id: str | None,
                 r["rule_id"], rule_titles.get(r["rule_id"], ""), r["severity"], r["citation"],
                 r["dealer_id"], r["amount"], r["message"], r["expected"], r["observed"],
                 r["file"], r["line"], "still present" if r["found_before"] else "new",
-                r["state"] or STATES[0], r["reviewer"], utc_text(r["decided_at"]),
-                r["note"],
+                PENDING if r["status"] == "proposed" else r["state"] or STATES[0],
+                r["reviewer"], utc_text(r["decided_at"]), r["note"],
+                r["state"] if r["status"] == "proposed" else None, r["approved_by"],
             )
             for r in rows
         ]

@@ -6,7 +6,7 @@ sign-in, the name as typed, which may be nobody's), the client address it came f
 run and the finding where it has them, and what else it says as a JSON object (`detail`:
 a bulk change's filter, count and disposition; why a session ended...). A single
 disposition is not repeated here: the `dispositions` table is its own record (who, when,
-what, from which run).
+what, from which run), nor is a proposal (four eyes): its answer is (approve, reject).
 
 `record` appends one event in the caller's transaction (so a bulk change and its event
 land together or not at all); `read` and `count` read them back by a Filter, for the
@@ -50,6 +50,15 @@ KINDS: dict[str, str] = {
     "reviewer_disabled": "a reviewer disabled by `auditor review disable-reviewer`, which "
     "ends their sessions",
     "reviewer_enabled": "a reviewer enabled again by `auditor review enable-reviewer`",
+    "approve": "a supervisor approved a proposal (four eyes): the finding is what was "
+    "proposed (detail: the disposition, its proposer, the proposal's id, a note)",
+    "reject": "a supervisor rejected a proposal (four eyes): the finding is open again "
+    "(detail: the disposition proposed, its proposer, the proposal's id, why)",
+    "signoff": "a supervisor signed a run off (detail: its findings by disposition, a "
+    "note)",
+    "signoff_withdrawn": "a run's sign-off withdrawn because one of its findings changed "
+    "(the finding; detail: the change, how many of the run's findings it touched, the "
+    "sign-off withdrawn)",
 }
 MAX_TEXT = 200  # characters of a name or address kept (a failed sign-in's name is anything)
 EXPORT_COLUMNS = {

@@ -15,8 +15,9 @@ server, or `postgresql+psycopg://user@host/db` for a team.
   history_command: `auditor history`
 - record: what `auditor audit --store` does, step by step
 - dispositions: what reviewers decided each finding is (append-only, carried across runs
-  by finding_id); carried: the dispositions a run's findings had when it was audited, in
-  its folder for the report
+  by finding_id), proposals awaiting a second reviewer (four eyes) among them; carried:
+  the dispositions a run's findings had when it was audited, in its folder for the report
+- signoffs: a supervisor's sign-off of a run, withdrawn when one of its findings changes
 
 This module imports no database library, so that the report can read a comparison and
 the dispositions without one.
@@ -41,9 +42,32 @@ MEANINGS: dict[str, str] = {
 }
 
 
+# Four eyes: these dispositions are proposals until a second reviewer, a supervisor,
+# approves them; a finding whose latest disposition is a proposal counts as "pending".
+PROPOSABLE = ("explained", "not_an_error")
+PENDING = "pending"
+PENDING_MEANING = (
+    "Proposed, not decided: with four eyes, \"explained\" and \"not an error\" wait for "
+    "a supervisor other than the reviewer who proposed them to approve (or reject) them.")
+# What a finding is counted as, in this order: open, pending, then the decided states.
+TALLIED = (STATES[0], PENDING, *STATES[1:])
+# The kinds of disposition row (dispositions.status): a decision; a proposal (four eyes);
+# a proposal approved (the state proposed, `approved_by` the supervisor); a proposal
+# rejected (the finding open again, `reviewer` the supervisor).
+STATUSES = ("decided", "proposed", "approved", "rejected")
+
+
 def state_label(state: str) -> str:
     """A state as words: "not_an_error" is "not an error"."""
     return state.replace("_", " ")
+
+
+def tallied(d: dict | None) -> str:
+    """What a finding counts as, from its latest disposition (None: open): "pending"
+    while that is a proposal, else its state."""
+    if d is None:
+        return STATES[0]
+    return PENDING if d.get("status") == "proposed" else d["state"]
 
 
 class StoreError(Exception):

@@ -9,6 +9,12 @@ the report is still rendered before the store write, so an audit whose report fa
 still writes nothing to the store. A disposition recorded between that read and the end
 of the audit shows in the next run's report (and in `auditor history` at once).
 
+With four eyes, a finding whose latest disposition is a proposal counts as "pending"
+(its entry says `pending: true` and who proposed it); an approved one names its
+supervisor (`approved_by`). `auditor report --store` also writes the run's latest
+sign-off (`signoff`: who, when, the counts then; `standing` false once withdrawn), which
+the report's cover shows.
+
 The report renders from the folder alone, as it does the comparison (compare). This
 module needs no database library.
 """
@@ -22,42 +28,51 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import MEANINGS, STATES, state_label
+from . import MEANINGS, PENDING, PENDING_MEANING, TALLIED, state_label, tallied
 from .compare import utc_text
 
 FILE = "dispositions.json"
 
 
 def tally(finding_ids: Iterable[str], decided: dict[str, dict[str, Any]]) -> dict[str, int]:
-    """The findings by their latest disposition, every state present; a finding with none
-    is open."""
-    counts = dict.fromkeys(STATES, 0)
+    """The findings by their latest disposition, every state of TALLIED present; a finding
+    with none is open, one whose latest is a proposal pending."""
+    counts = dict.fromkeys(TALLIED, 0)
     for finding_id in finding_ids:
-        counts[decided[finding_id]["state"] if finding_id in decided else STATES[0]] += 1
+        counts[tallied(decided.get(finding_id))] += 1
     return counts
 
 
-def document(
-    store: str, run_id: str, finding_ids: list[str], latest: list[dict], read_at: datetime
-) -> dict[str, Any]:
-    """dispositions.json: the counts over the run's findings, and the latest disposition
-    of each finding that has one (by finding_id; a finding not listed is open)."""
-    decided = {
-        d["finding_id"]: {
-            "state": d["state"],
-            "note": d["note"],
-            "reviewer": d["reviewer"],
-            "decided_at": utc_text(d["decided_at"]),
-            "run_id": d["run_id"],  # the run it was set from
-        }
-        for d in latest
+def _entry(d: dict[str, Any]) -> dict[str, Any]:
+    status = d.get("status") or "decided"
+    return {
+        "state": d["state"],
+        "note": d["note"],
+        "reviewer": d["reviewer"],
+        "decided_at": utc_text(d["decided_at"]),
+        "run_id": d["run_id"],  # the run it was set from
+        "status": status,
+        "pending": status == "proposed",  # four eyes: proposed, not yet approved
+        "proposed_by": d["reviewer"] if status in ("proposed", "approved") else None,
+        "approved_by": d.get("approved_by"),
     }
+
+
+def document(
+    store: str, run_id: str, finding_ids: list[str], latest: list[dict], read_at: datetime,
+    signoff: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """dispositions.json: the counts over the run's findings, the latest disposition of
+    each finding that has one (by finding_id; a finding not listed is open), and the
+    run's latest sign-off (signoffs.as_json; None: never signed off)."""
+    decided = {d["finding_id"]: _entry(d) for d in latest}
     return {
         "store": store,
         "run_id": run_id,
         "read_at": utc_text(read_at),
         "counts": tally(finding_ids, decided),
         "dispositions": decided,
+        "signoff": signoff,
     }
 
 
@@ -85,9 +100,29 @@ def for_report(out: Path) -> dict[str, Any] | None:
     doc = json.loads(path.read_text(encoding="utf-8"))
     return {
         **doc,
+        # pending only where there is one (four eyes)
         "states": [
             {"state": s, "label": state_label(s), "count": doc["counts"].get(s, 0),
-             "meaning": MEANINGS[s]}
-            for s in STATES
+             "meaning": PENDING_MEANING if s == PENDING else MEANINGS[s]}
+            for s in TALLIED
+            if s != PENDING or doc["counts"].get(s)
         ],
+        "signoff": _signoff_view(doc.get("signoff")),
+    }
+
+
+def _minutes(iso: str | None) -> str:
+    """A time of the file (ISO, UTC, with Z) to the minute, as the report writes it."""
+    return f"{iso[:16].replace('T', ' ')} UTC" if iso else ""
+
+
+def _signoff_view(signoff: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not signoff:
+        return None
+    counted = [f"{n:,} {state_label(s)}" for s, n in signoff["counts"].items() if n]
+    return {
+        **signoff,
+        "at_text": _minutes(signoff["at"]),
+        "withdrawn_text": _minutes(signoff.get("withdrawn_at")),
+        "counts_text": " · ".join(counted) or "no finding",
     }

@@ -11,6 +11,13 @@ and a finding no reviewer has decided on counts as "open".
 Two reviewers deciding at once both land: each decision is a row of its own (SQLite takes
 its write lock per transaction, PostgreSQL gives each row its own id), and the later id
 is the finding's disposition.
+
+Four eyes (version 4): a row's `status` says what it is: a decision (`decided`), a
+proposal waiting for a supervisor (`proposed`: the finding counts as "pending", TALLIED),
+a proposal approved (`approved`: the state proposed, `reviewer` its proposer,
+`approved_by` the supervisor) or rejected (`rejected`: state open, `reviewer` the
+supervisor); `proposal_id` names the proposal answered. Approving is a new row too: the
+proposal's row stays as it was.
 """
 
 from __future__ import annotations
@@ -24,13 +31,14 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ..findings import spreadsheet_safe
-from . import MEANINGS, STATES, StoreError
+from . import MEANINGS, PENDING, PROPOSABLE, STATES, STATUSES, TALLIED, StoreError
 from .schema import dispositions, findings, migrate, runs
 
 __all__ = [
     "EXPORT_COLUMNS",
     "MEANINGS",
     "STATES",
+    "TALLIED",
     "counts",
     "counts_by_run",
     "export_rows",
@@ -43,7 +51,8 @@ __all__ = [
 # ids per statement: under SQLite's and PostgreSQL's limits on bound parameters
 CHUNK = 5_000
 UNKNOWN_NAMED = 3  # unknown finding ids quoted in the error (the count says the rest)
-FIELDS = ("finding_id", "state", "note", "reviewer", "decided_at", "run_id")
+FIELDS = ("finding_id", "state", "note", "reviewer", "decided_at", "run_id", "status",
+          "approved_by", "proposal_id")
 EXPORT_COLUMNS = {
     "disposition_id": pl.Int64,
     "finding_id": pl.String,
@@ -52,6 +61,9 @@ EXPORT_COLUMNS = {
     "reviewer": pl.String,
     "decided_at": pl.Datetime("us"),
     "run_id": pl.String,
+    "status": pl.String,
+    "approved_by": pl.String,
+    "proposal_id": pl.Int64,
     "rule_id": pl.String,
     "table_id": pl.String,
     "shoe_id": pl.String,
@@ -87,11 +99,17 @@ def _unknown(conn: Connection, ids: list[str]) -> list[str]:
     return [i for i in ids if i not in known]
 
 
-def _check(conn: Connection, ids: list[str], state: str, reviewer: str, run_id: str | None):
+def _check(conn: Connection, ids: list[str], state: str, reviewer: str, run_id: str | None,
+           status: str = "decided"):
     if state not in STATES:
         raise StoreError(
             f"{state!r} is not a disposition: a finding is one of {', '.join(STATES)}"
         )
+    if status not in STATUSES:
+        raise StoreError(f"{status!r} is not a status: one of {', '.join(STATUSES)}")
+    if status == "proposed" and state not in PROPOSABLE:
+        raise StoreError(f"only {' and '.join(PROPOSABLE)} are proposed (four eyes), "
+                         f"not {state!r}")
     if not reviewer or not reviewer.strip():
         raise StoreError("a disposition names its reviewer, and none was given")
     unknown = _unknown(conn, ids)
@@ -116,17 +134,21 @@ def record(
     reviewer: str,
     run_id: str | None = None,
     at: datetime | None = None,
+    status: str = "decided",
+    approved_by: str | None = None,
+    proposal_id: int | None = None,
 ) -> int:
     """Append one disposition per finding (each id once); returns the rows appended.
 
     Nothing is updated or removed. The state must be one of STATES and every id a finding
     some run of the store found, else a StoreError and no row (the caller's transaction
-    then holds none of them). `at` defaults to now; the store keeps it in UTC."""
+    then holds none of them). `at` defaults to now; the store keeps it in UTC. STATUS,
+    APPROVED_BY and PROPOSAL_ID: a proposal, or the answer to one (four eyes)."""
     ids = _unique(finding_ids)
     if not ids:
         return 0
     migrate(conn)  # a store an older auditor made has no dispositions table yet
-    _check(conn, ids, state, reviewer, run_id)
+    _check(conn, ids, state, reviewer, run_id, status)
     decided_at = _utc(at)
     rows = [
         {
@@ -136,6 +158,9 @@ def record(
             "reviewer": reviewer.strip(),
             "decided_at": decided_at,
             "run_id": run_id,
+            "status": status,
+            "approved_by": approved_by,
+            "proposal_id": proposal_id,
         }
         for i in ids
     ]
@@ -185,13 +210,71 @@ def history(conn: Connection, finding_id: str) -> list[dict]:
     return [dict(r) for r in conn.execute(query).mappings()]
 
 
+class Superseded(StoreError):
+    """The proposal answered is no longer the finding's latest disposition: another row
+    came after it (a new decision, or another supervisor's answer)."""
+
+
+class OwnProposal(StoreError):
+    """A reviewer answering their own proposal (four eyes needs a second reviewer)."""
+
+
+def answer(
+    conn: Connection,
+    finding_id: str,
+    proposal_id: int,
+    supervisor: str,
+    approve: bool,
+    note: str = "",
+    run_id: str | None = None,
+    at: datetime | None = None,
+) -> tuple[dict, dict]:
+    """Approve or reject PROPOSAL_ID, which must still be FINDING_ID's latest disposition
+    and a proposal (else Superseded) by another reviewer than SUPERVISOR (else
+    OwnProposal); returns the proposal and the row appended. An approval is the
+    proposal's state and note, by its proposer, approved by SUPERVISOR; a rejection sets
+    the finding open again, by SUPERVISOR, with NOTE (why). On PostgreSQL the proposal's
+    row is locked first, so that two supervisors answering at once do not both answer
+    it."""
+    proposal = conn.execute(
+        sa.select(dispositions).where(dispositions.c.disposition_id == proposal_id,
+                                      dispositions.c.finding_id == finding_id)
+        .with_for_update()
+    ).mappings().first()
+    last = conn.execute(
+        sa.select(sa.func.max(dispositions.c.disposition_id))
+        .where(dispositions.c.finding_id == finding_id)
+    ).scalar()
+    if proposal is None or proposal["status"] != "proposed" or last != proposal_id:
+        raise Superseded(f"finding {finding_id} has no such proposal waiting any more: "
+                         "its disposition changed since the page was shown")
+    if proposal["reviewer"] == supervisor:
+        raise OwnProposal(f"{supervisor} proposed it: another supervisor approves or "
+                          "rejects it")
+    if approve:
+        row = {"state": proposal["state"], "note": proposal["note"],
+               "reviewer": proposal["reviewer"], "status": "approved",
+               "approved_by": supervisor}
+    else:
+        row = {"state": STATES[0], "note": note or "", "reviewer": supervisor,
+               "status": "rejected", "approved_by": None}
+    values = {**row, "finding_id": finding_id, "decided_at": _utc(at),
+              "run_id": run_id, "proposal_id": proposal_id}
+    values["disposition_id"] = conn.execute(
+        dispositions.insert().values(**values)).inserted_primary_key[0]
+    return dict(proposal), values
+
+
 def latest_state() -> sa.ColumnElement:
-    """A finding's latest disposition state ("open" where it has none), for the findings
-    row at hand: the last entry of its rows, read on the (finding_id, disposition_id)
-    index. Joining every finding to a grouped subquery of the latest rows instead makes
-    SQLite scan that subquery once a finding, a cost of findings times dispositions."""
+    """What a finding counts as by its latest disposition (TALLIED: "open" where it has
+    none, "pending" where it is a proposal), for the findings row at hand: the last entry
+    of its rows, read on the (finding_id, disposition_id) index. Joining every finding to
+    a grouped subquery of the latest rows instead makes SQLite scan that subquery once a
+    finding, a cost of findings times dispositions."""
+    counted = sa.case((dispositions.c.status == "proposed", PENDING),
+                      else_=dispositions.c.state)
     last = (
-        sa.select(dispositions.c.state)
+        sa.select(counted)
         .where(dispositions.c.finding_id == findings.c.finding_id)
         .order_by(dispositions.c.disposition_id.desc())
         .limit(1)
@@ -202,8 +285,9 @@ def latest_state() -> sa.ColumnElement:
 
 
 def counts_by_run(conn: Connection, run_ids: Iterable[str] | sa.Select) -> dict[str, dict]:
-    """Each run's findings by their latest disposition, every state present (0 where none;
-    a finding with no disposition is open), in one query for all the runs."""
+    """Each run's findings by their latest disposition, every state of TALLIED present (0
+    where none; a finding with no disposition is open, one whose latest disposition is a
+    proposal pending), in one query for all the runs."""
     state = latest_state().label("state")
     ids = run_ids if isinstance(run_ids, sa.Select) else list(run_ids)
     query = (
@@ -213,15 +297,15 @@ def counts_by_run(conn: Connection, run_ids: Iterable[str] | sa.Select) -> dict[
     )
     out: dict[str, dict[str, int]] = {}
     if not isinstance(ids, sa.Select):
-        out = {run_id: dict.fromkeys(STATES, 0) for run_id in ids}
+        out = {run_id: dict.fromkeys(TALLIED, 0) for run_id in ids}
     for run_id, found, n in conn.execute(query):
-        out.setdefault(run_id, dict.fromkeys(STATES, 0))[found] = n
+        out.setdefault(run_id, dict.fromkeys(TALLIED, 0))[found] = n
     return out
 
 
 def counts(conn: Connection, run_id: str) -> dict[str, int]:
-    """The run's findings by their latest disposition, every state present (0 where none);
-    a finding with no disposition counts as open."""
+    """The run's findings by their latest disposition, every state of TALLIED present (0
+    where none); a finding with no disposition counts as open, a proposal as pending."""
     return counts_by_run(conn, [run_id])[run_id]
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import STATES
+from . import TALLIED, signoffs
 from .compare import LISTED, Facts, compare, run_facts, utc_text
 from .dispositions import counts_by_run
 from .schema import findings, inputs, run_dealers, run_tables, runs
@@ -114,10 +114,13 @@ def changes(conn: Connection, listed: list[dict[str, Any]]) -> list[dict[str, An
 
 def runs_report(conn: Connection, since: datetime | None) -> dict[str, Any]:
     """`auditor history`: the runs, what each found new, how its findings stand now (by
-    their latest disposition), and the latest run's new findings."""
+    their latest disposition; "pending" a proposal not yet approved), each run's latest
+    sign-off, and the latest run's new findings."""
     compared = changes(conn, runs_since(conn, since))
     # every run's findings by disposition in one query (a run with none: all zero)
-    disposed = counts_by_run(conn, _started_since(sa.select(runs.c.run_id), since))
+    in_range = _started_since(sa.select(runs.c.run_id), since)
+    disposed = counts_by_run(conn, in_range)
+    signed = signoffs.latest_by_run(conn, in_range)
     rows = []
     for item in compared:
         run, comparison = item["run"], item["comparison"]
@@ -139,7 +142,8 @@ def runs_report(conn: Connection, since: datetime | None) -> dict[str, Any]:
                 ],
                 "previous_run_id": (comparison["previous_run"] or {}).get("run_id"),
                 **{k: v for k, v in comparison["counts"].items() if k != "findings"},
-                "dispositions": disposed.get(run["run_id"], dict.fromkeys(STATES, 0)),
+                "dispositions": disposed.get(run["run_id"], dict.fromkeys(TALLIED, 0)),
+                "signoff": signoffs.as_json(signed.get(run["run_id"])),
             }
         )
     latest = compared[-1]["comparison"] if compared else None

@@ -12,8 +12,9 @@
 3. `land`, after every output file is written: the run goes into the store in one
    transaction. An audit that fails before this writes nothing to the store.
 
-`auditor report OUT --store URL` reads the dispositions again (`carry_now`): the report
-then shows them as they are in the store, not as they were when the audit ran.
+`auditor report OUT --store URL` reads the dispositions again (`carry_now`), with the
+run's latest sign-off: the report then shows them as they are in the store, not as they
+were when the audit ran.
 
 Without a store, `NoStore` does nothing but remove a comparison and dispositions an
 earlier audit left in the folder, which would describe another run.
@@ -29,7 +30,7 @@ from typing import Any
 import polars as pl
 import sqlalchemy as sa
 
-from . import StoreError, carried
+from . import StoreError, carried, signoffs
 from . import compare as cmp
 from . import dispositions as dsp
 from .engine import Store, connect
@@ -98,8 +99,8 @@ def open_for_audit(url: str | None) -> Recorder | NoStore:
 
 
 def carry_now(url: str, out: Path) -> Path:
-    """The latest dispositions of the findings in OUT, a run of the store at URL, written to
-    OUT/dispositions.json for the report."""
+    """The latest dispositions of the findings in OUT, a run of the store at URL, and the
+    run's latest sign-off, written to OUT/dispositions.json for the report."""
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     run_id = summary.get("run_id")
     if not run_id:
@@ -113,9 +114,11 @@ def carry_now(url: str, out: Path) -> Path:
             if conn.execute(stored).first() is None:
                 raise StoreError(f"{store.name} holds no run {run_id}, the run of {out}")
             decided = dsp.latest(conn, ids)
+            signed = signoffs.as_json(signoffs.latest_by_run(conn, [run_id]).get(run_id))
     finally:
         store.close()
-    return carried.write(carried.document(store.name, run_id, ids, decided, utc_now()), out)
+    doc = carried.document(store.name, run_id, ids, decided, utc_now(), signed)
+    return carried.write(doc, out)
 
 
 def facts_now(run: Run) -> cmp.Facts:

@@ -26,6 +26,15 @@
   set on a selection with its filter and count, reviewers disabled; one row each, with
   its time (UTC), kind, reviewer, client, run and finding where it has them, and details
   as JSON text (review.trail).
+- `dispositions` (version 4) gains `status`: `decided` (every row before), `proposed` (with
+  four eyes, "explained" and "not an error" wait for a supervisor's approval: the finding
+  is pending), `approved` (the proposal's state, by its proposer, `approved_by` the
+  supervisor) or `rejected` (the finding open again, by the supervisor); `proposal_id`
+  names the proposal an approval or rejection answers. Rows are still only appended.
+- `signoffs` (version 4): a supervisor's sign-off of a run (who, when, the run's findings
+  by disposition then, as JSON, and a note); withdrawn (when, by whom, why) when a
+  finding of the run changes afterwards. A run has at most one sign-off not withdrawn (a
+  partial unique index).
 - `schema_version`: the versions applied, one row each.
 
 The store upgrades itself: `migrate` applies, in one transaction and under a lock, every
@@ -42,7 +51,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from . import STATES, StoreError
+from . import STATES, STATUSES, StoreError
 
 metadata = sa.MetaData()
 
@@ -167,20 +176,55 @@ FINDING_COLUMNS = [c.name for c in findings.columns][3:]
 
 _STATES_LISTED = ", ".join(f"'{state}'" for state in STATES)
 
+_STATUSES_LISTED = ", ".join(f"'{status}'" for status in STATUSES)
+
+
+def _dispositions_v2(into: sa.MetaData) -> list:
+    """The dispositions table's columns and constraints as version 2 made them (a step
+    of the past does not change: version 4 adds its columns with ALTER TABLE)."""
+    return [
+        sa.Column("disposition_id", sa.Integer, primary_key=True, autoincrement=True),
+        # no foreign key: a finding_id is in `findings` once per run that found it
+        sa.Column("finding_id", sa.String(32), nullable=False),
+        sa.Column("state", sa.String(16), nullable=False),
+        sa.Column("note", sa.Text, nullable=False, server_default=""),
+        sa.Column("reviewer", sa.Text, nullable=False),
+        sa.Column("decided_at", sa.DateTime, nullable=False),  # UTC
+        sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id")),
+        sa.CheckConstraint(f"state IN ({_STATES_LISTED})", name="dispositions_state"),
+        # a finding's rows in order: its latest is the last entry of the index
+        sa.Index("dispositions_finding", "finding_id", "disposition_id"),
+    ]
+
+
 dispositions = sa.Table(
     "dispositions",
     metadata,
-    sa.Column("disposition_id", sa.Integer, primary_key=True, autoincrement=True),
-    # no foreign key: a finding_id is in `findings` once per run that found it
-    sa.Column("finding_id", sa.String(32), nullable=False),
-    sa.Column("state", sa.String(16), nullable=False),
+    *_dispositions_v2(metadata),
+    # version 4: four eyes
+    sa.Column("status", sa.String(10), nullable=False, server_default="decided"),
+    sa.Column("approved_by", sa.Text),  # an approved proposal's supervisor
+    sa.Column("proposal_id", sa.Integer),  # the proposal an approval or rejection answers
+    sa.CheckConstraint(f"status IN ({_STATUSES_LISTED})", name="dispositions_status"),
+)
+
+signoffs = sa.Table(
+    "signoffs",
+    metadata,
+    sa.Column("signoff_id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id"), nullable=False),
+    sa.Column("signed_by", sa.Text, nullable=False),
+    sa.Column("signed_at", sa.DateTime, nullable=False),  # UTC
+    sa.Column("counts", sa.Text, nullable=False),  # JSON: the run's findings by disposition
     sa.Column("note", sa.Text, nullable=False, server_default=""),
-    sa.Column("reviewer", sa.Text, nullable=False),
-    sa.Column("decided_at", sa.DateTime, nullable=False),  # UTC
-    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id")),
-    sa.CheckConstraint(f"state IN ({_STATES_LISTED})", name="dispositions_state"),
-    # a finding's rows in order: its latest is the last entry of the index
-    sa.Index("dispositions_finding", "finding_id", "disposition_id"),
+    sa.Column("withdrawn_at", sa.DateTime),  # UTC; null while the sign-off stands
+    sa.Column("withdrawn_by", sa.Text),
+    sa.Column("withdrawn_why", sa.Text),
+    sa.Index("signoffs_run", "run_id", "signoff_id"),
+    # at most one sign-off of a run stands
+    sa.Index("signoffs_live", "run_id", unique=True,
+             sqlite_where=sa.text("withdrawn_at IS NULL"),
+             postgresql_where=sa.text("withdrawn_at IS NULL")),
 )
 
 
@@ -226,7 +270,9 @@ def _create_v1(conn: Connection) -> None:
 
 
 def _create_v2(conn: Connection) -> None:
-    metadata.create_all(conn, tables=[dispositions])
+    then = sa.MetaData()
+    runs.to_metadata(then)  # (what the foreign key names)
+    sa.Table("dispositions", then, *_dispositions_v2(then)).create(conn)
 
 
 def _create_v3(conn: Connection) -> None:
@@ -249,12 +295,27 @@ def _create_v3(conn: Connection) -> None:
                 f"review_events BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END")
 
 
+def _create_v4(conn: Connection) -> None:
+    # ALTER TABLE ... ADD COLUMN: the same words on SQLite and PostgreSQL; the rows there
+    # are decisions
+    for sql in (
+        "ALTER TABLE dispositions ADD COLUMN status VARCHAR(10) DEFAULT 'decided' NOT NULL "
+        f"CONSTRAINT dispositions_status CHECK (status IN ({_STATUSES_LISTED}))",
+        "ALTER TABLE dispositions ADD COLUMN approved_by TEXT",
+        "ALTER TABLE dispositions ADD COLUMN proposal_id INTEGER",
+    ):
+        conn.exec_driver_sql(sql)
+    metadata.create_all(conn, tables=[signoffs])
+
+
 # (version, what it does, the step): applied in order, each once
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "runs, inputs, run_tables, run_dealers and findings", _create_v1),
     (2, "dispositions: what reviewers decided each finding is", _create_v2),
     (3, "review_sessions and review_events: sessions held in the store, the review's trail",
      _create_v3),
+    (4, "four eyes (dispositions proposed, approved, rejected) and signoffs of runs",
+     _create_v4),
 ]
 
 

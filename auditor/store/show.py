@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..rules.catalog import REGISTRY
-from . import STATES, state_label
+from . import PENDING, STATES, TALLIED, state_label
 from .compare import EVERY_ROUND, compared_with
 
 NEW_LISTED = 30  # new findings of the latest run listed in text (JSON lists every one)
@@ -136,21 +136,43 @@ def runs_text(store: str, since: str | None, report: dict[str, Any]) -> str:
 
 
 def dispositions_text(runs: list[dict[str, Any]]) -> list[str]:
-    """Each run's findings by their latest disposition, a line per run; one sentence where
-    no reviewer has decided on any finding yet."""
-    if not any(n for r in runs for state, n in r["dispositions"].items() if state != STATES[0]):
+    """Each run's findings by their latest disposition, a line per run, with its sign-off
+    where a run has one; one sentence where no reviewer has decided on any finding yet.
+    The pending column (four eyes: proposals not yet approved) is there where a run has
+    one."""
+    decided = any(n for r in runs for state, n in r["dispositions"].items()
+                  if state != STATES[0])
+    signed = any(r.get("signoff") for r in runs)
+    if not decided and not signed:
         return [
             "No finding of these runs has a disposition yet: every one is open "
             "(`auditor review` records what reviewers decide)."
         ]
-    rows = [[r["run_id"], *(f"{r['dispositions'][s]:,}" for s in STATES)] for r in runs]
-    headers = ["run", *map(state_label, STATES)]
+    shown = TALLIED if any(r["dispositions"].get(PENDING) for r in runs) else STATES
+    rows = [[r["run_id"], *(f"{r['dispositions'].get(s, 0):,}" for s in shown)] for r in runs]
+    headers = ["run", *map(state_label, shown)]
+    if signed:
+        headers.append("signed off")
+        for row, r in zip(rows, runs, strict=True):
+            row.append(_signoff_cell(r.get("signoff")))
     return [
         "Findings by disposition (what reviewers last decided each is; a finding found "
-        "again keeps its disposition, one never decided is open):",
+        "again keeps its disposition, one never decided is open"
+        + (", one proposed and not yet approved pending" if shown is TALLIED else "")
+        + (("; signed off: by whom and when (local time), a supervisor's once none of "
+            "the run's findings was open or pending; withdrawn when one changed since")
+           if signed else "") + "):",
         "",
-        *columns(headers, rows, set(range(1, len(headers)))),
+        *columns(headers, rows, set(range(1, len(shown) + 1))),
     ]
+
+
+def _signoff_cell(signoff: dict[str, Any] | None) -> str:
+    if not signoff:
+        return ""
+    if signoff["standing"]:
+        return f"{signoff['by']} {local(signoff['at'])}"
+    return f"withdrawn {local(signoff['withdrawn_at'])}"
 
 
 def _title(rule_id: str) -> str:
