@@ -164,6 +164,8 @@ def made_columns(source: Source) -> set[str]:
         made |= {"target", "card", "decks"} if source.shoe_starts else {"target", "card"}
     if source.layout == "wagers":
         made |= {"seat", "bet", "amount", "mode"}
+    if source.layout == "coups" and "net" in source.columns:  # (1.1) net results
+        made |= {"bet", "amount"}
     return made | set(source.columns)
 
 
