@@ -477,7 +477,7 @@ SPLIT_WRONG = register(
         "box 3 splits 8S 8H with a $25 split wager on a $25 wager",
         overcharge=True,
         check=split_wrong,
-        needs=("cards", "decisions", "wagers"),
+        needs=("cards", "decisions", "wagers", "stakes"),
         also=("9 NYCRR 5324.10(c)(3)",),
     )
 )
