@@ -1163,6 +1163,8 @@ def test_constants_and_sql_on_every_list_and_card_column(tmp_path):
     ('seat = "Box"', 'seat = "Box"\nseq = "R"', "columns.seq"),
     ('seat = "Box"', 'seat = "Box"\nplayer_id = "R"', "columns.player_id"),
     ('seat = "Box"', 'seat = "Box"\namount = "R"', "columns.amount"),
+    # (1.1) net results: a box's main wager and its net, one with the other
+    ('seat = "Box"', 'seat = "Box"\nnet = "R"', "columns.net"),
     # decks without shoe_starts makes no shuffle
     ('seat = "Box"', 'seat = "Box"\ndecks = { value = 6 }', "columns.decks"),
     # times without a time column
