@@ -177,8 +177,7 @@ def _derived_rounds(out: Translated, coups: pl.DataFrame, derived: list[int]) ->
     blackjack = [n for n in derived if out.exports[n].source.game == "blackjack"]
     begins = pl.lit(True)
     if blackjack:
-        begins = pl.Series("_begins", _blackjack_begins(coups, blackjack))
-        coups = coups.with_columns(begins)
+        coups = coups.with_columns(_blackjack_begins(coups, blackjack))
         begins = pl.col("_begins")
     number = (begins & mine).cast(pl.Int64).cum_sum().over("table_id", "shoe_id")
     return coups.with_columns(pl.when(mine).then(number.cast(pl.String))
@@ -186,33 +185,51 @@ def _derived_rounds(out: Translated, coups: pl.DataFrame, derived: list[int]) ->
         "_begins", strict=False)
 
 
-def _blackjack_begins(coups: pl.DataFrame, blackjack: list[int]) -> list[bool]:
+def _blackjack_begins(coups: pl.DataFrame, blackjack: list[int]) -> pl.Series:
     """Whether each row (in table order) begins a round: a blackjack row of `blackjack`
     files continues the round of the row before it (same table, shoe and dealer cards;
-    the same ts and a box the round lacks, or neither timed and a later box)."""
+    the same ts and a box the round lacks, or neither timed and a later box). Decided by
+    expressions against the row before; only rows of one time after a row of that time
+    (a box the round lacks: it depends on the round's rows so far) are taken in turn."""
     hand = pl.col("hand").cast(pl.Int64, strict=False).fill_null(1) if "hand" in (
-        coups.columns) else pl.lit(1)
+        coups.columns) else pl.lit(1, pl.Int64)
+    dealer = (pl.col("_dealer") if "_dealer" in coups.columns
+              else pl.lit(None, pl.List(pl.String))).fill_null(pl.lit([], pl.List(pl.String)))
     rows = coups.select(
-        pl.col(FILE).is_in(blackjack).alias("bj"), "table_id", "shoe_id",
-        pl.col(INSTANT), pl.col("_dealer") if "_dealer" in coups.columns
-        else pl.lit(None, pl.List(pl.String)).alias("_dealer"),
-        pl.col("seat").cast(pl.Int64, strict=False).fill_null(-1), hand.alias("hand"))
-    begins: list[bool] = []
-    before = None
+        pl.col(FILE).is_in(blackjack).alias("bj"), "table_id", "shoe_id", pl.col(INSTANT),
+        dealer.alias("_dealer"),
+        pl.col("seat").cast(pl.Int64, strict=False).fill_null(-1).alias("seat"),
+        hand.alias("hand"))
+    before = {c: pl.col(c).shift(1) for c in ("table_id", "shoe_id", INSTANT, "_dealer",
+                                              "seat", "hand")}
+    same_key = (pl.col("bj") & (pl.col("table_id") == before["table_id"])
+                & (pl.col("shoe_id") == before["shoe_id"])
+                & (pl.col("_dealer") == before["_dealer"])).fill_null(False)
+    untimed = pl.col(INSTANT).is_null() & before[INSTANT].is_null()
+    later = (pl.col("seat") > before["seat"]) | (
+        (pl.col("seat") == before["seat"]) & (pl.col("hand") > before["hand"]))
+    # the same time as the row before: continues unless its box is in the round already
+    timed = (same_key & (pl.col(INSTANT) == before[INSTANT])).fill_null(False)
+    decided = rows.select(
+        (~(same_key & untimed & later.fill_null(False)) & ~timed).alias("begins"),
+        timed.alias("timed"), "seat", "hand")
+    if not decided.get_column("timed").any():
+        return decided.get_column("begins").alias("_begins")
+    # runs of rows of one time: each begins with a row that begins a round
+    runs = decided.with_row_index("_i").with_columns(
+        (~pl.col("timed")).cum_sum().alias("_run")).filter(
+        pl.col("timed").any().over("_run"))
+    begins = decided.get_column("begins").to_list()
     boxes: set[tuple] = set()
-    for bj_row, table, shoe, instant, dealer, seat, number in rows.iter_rows():
+    for at, is_timed, seat, number in runs.select("_i", "timed", "seat", "hand").iter_rows():
         box = (seat, number)
-        dealer = tuple(dealer or ())
-        same = (bj_row and before is not None and before[0] == (table, shoe)
-                and before[2] == dealer)
-        if same and instant is not None and before[1] is not None:
-            same = instant == before[1] and box not in boxes
-        elif same:
-            same = instant is None and before[1] is None and box > before[3]
-        begins.append(not same)
-        boxes = boxes | {box} if same else {box}
-        before = ((table, shoe), instant, dealer, box)
-    return begins
+        if is_timed and box in boxes:
+            begins[at], boxes = True, {box}
+        elif is_timed:
+            boxes.add(box)
+        else:
+            boxes = {box}
+    return pl.Series("_begins", begins, dtype=pl.Boolean)
 
 
 def _dealer_cards_differ(out: Translated, mine: pl.DataFrame) -> None:
