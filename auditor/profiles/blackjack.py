@@ -230,11 +230,17 @@ def _split_boxes(split: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     keep = _keep()
     ordered = split.sort(*ROUND_KEY, "seat", "hand")
     one_row = "_nested" in ordered.columns
-    for _, box in ordered.group_by(*ROUND_KEY, "seat", maintain_order=True):
-        base = box.row(0, named=True)
+    # the rows read once, then taken box by box (a group of rows each: no frame per box)
+    columns = list(dict.fromkeys([*keep, "seat", "hand", "_cards", "_actions",
+                                  *(["_nested"] if one_row else [])]))
+    boxes: dict[tuple, list[dict]] = {}
+    for r in ordered.select(columns).iter_rows(named=True):
+        boxes.setdefault((*(r[k] for k in ROUND_KEY), r["seat"]), []).append(r)
+    for box in boxes.values():
+        base = box[0]
         hands = {int(r["hand"]): (list(r["_cards"] or []), list(r["_actions"] or []), r)
-                 for r in box.iter_rows(named=True)}
-        requests = one_row and bool(box["_nested"].any())
+                 for r in box}
+        requests = one_row and any(r["_nested"] for r in box)
         for step, kind, hand, value, source in _lay_box(hands, requests):
             row = {c: source[c] for c in keep}
             row.update(seat=base["seat"], hand=hand)
