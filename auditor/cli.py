@@ -705,12 +705,16 @@ def _simulate_command(game: str):
     @click.option("--start", default=None, metavar="TIME",
                   help="When the first table opens, ISO 8601 with its UTC offset "
                   "(default 2026-11-01T20:00:00-05:00).")
-    @click.option("--layout", type=click.Choice(["events", "coups", "wagers"]), default=None,
+    @click.option("--layout", type=click.Choice(["events", "coups", "wagers", "boxes"]),
+                  default=None,
                   help="Write the day as a table system would export it, with the profile "
                   "that reads it (profile.toml): events, a device feed; coups or wagers, "
                   "shoe coups and their wagers (both are written: wagers need their coups; "
-                  "baccarat's joined by time, blackjack's by round). Default: the "
-                  "hand-history format.")
+                  "baccarat's joined by time, blackjack's by round); boxes (blackjack), a "
+                  "simulator's export: one row per round and box, every hand of the box in "
+                  "one row as bracketed lists, cards by value (an ace 11), the box's main "
+                  "wager and net result, no round number and no clock (the day is dealt "
+                  "with one patron a box). Default: the hand-history format.")
     @click.option("--nets", is_flag=True,
                   help="Settle each box by its net result (format 1.3 settle_net) in place "
                   "of its collect, pay, push and vig rows, as a table system that records "
@@ -732,6 +736,12 @@ def _simulate_command(game: str):
                 raise Failure(f"--start {start!r} is not an ISO 8601 time") from None
         if nets and layout is not None:
             raise Failure("--nets writes the hand-history format: leave out --layout")
+        if layout == "boxes":
+            if game != "blackjack":
+                raise Failure("--layout boxes is a blackjack simulator's export: "
+                              "auditor simulate blackjack --layout boxes")
+            # a simulator deals one patron a box: its export records one wager a box
+            opens["co_patrons"] = False
         sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults, **opens)
         events = sim.events
         if nets:
@@ -828,12 +838,21 @@ def profile_check(profile_path, logs):
                 derived.append(path)
             kinds.setdefault("events" if source.layout == "events" else "coups and wagers",
                              {}).update({t: source.name for t in found.tables})
+            # (1.1) a coups source's net results, or a wagers source's wagers
+            if source.layout == "wagers" or "net" in source.columns:
+                kinds.setdefault(source.layout + " money", {}).update(
+                    {t: source.name for t in found.tables})
     both = sorted(set(kinds.get("events", {})) & set(kinds.get("coups and wagers", {})))
     for table in both:
         click.echo(f"table {table}: given by an events source "
                    f"({kinds['events'][table]}) and by coups or wagers "
                    f"({kinds['coups and wagers'][table]})")
         failures.append(f"table {table} is given by sources of both kinds")
+    netted, wagered = kinds.get("coups money", {}), kinds.get("wagers money", {})
+    for table in sorted(set(netted) & set(wagered)):
+        failures.append(f"table {table} is given by the coups source {netted[table]!r}, "
+                        "which maps net results (amount and net), and by the wagers source "
+                        f"{wagered[table]!r}: a table's wagers come from one of them")
     if kinds and not failures:
         # the files as an audit reads them, once: their derived rounds and their coverage
         translated = _translated(read, readable, failures)

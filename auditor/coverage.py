@@ -66,6 +66,11 @@ EVIDENCE: dict[str, str] = {
                           "net result (format 1.3 settle_net), which BJ707 and BA509 judge",
     # (1.1; hand-history-v1 1.3, No clock) a table whose rows all lack ts
     "times": "the exports record no times",
+    # (1.1, Net results, blackjack) coups with `amount` and `net`: the wagers other than
+    # the main wager are presumed (`stakes:presumed`, where such a wager was made)
+    "stakes": "the amounts of doubles, splits or insurance are presumed from the main "
+              "wager (net results only): a double or split at the main wager, insurance "
+              "at half of it; rules on those amounts are not judged",
 }
 # Evidence decided per box, not per table: a table that records it may lack it on the
 # boxes of some rounds (coverage says how many, once)
@@ -74,13 +79,15 @@ EVERYTHING = frozenset(EVIDENCE)
 # What each layout of an export records (export-profiles-v1, Layouts)
 _EVENTS = EVERYTHING
 _COUPS = frozenset({"cards", "suits"})
-_WAGERS = frozenset({"wagers", "single_settlements"})
+_WAGERS = frozenset({"wagers", "single_settlements", "stakes"})
 
 
 def recorded(marks: set[str] | None) -> frozenset[str]:
     """The evidence a table's log records, from how its rows were read: None for a hand
     history; else the marks its export's reading left (profiles.read): the layouts,
-    `notation:...`, `seq:derived`, `shoe_starts`, `settle_order` and `vig_order`."""
+    `notation:...`, `seq:derived`, `shoe_starts`, `settle_order` and `vig_order`; (1.1)
+    `coups:net` (a blackjack coups source's net results) and `stakes:presumed` (a
+    double, split or insurance wager whose amount it presumed)."""
     if marks is None:
         return EVERYTHING
     found: set[str] = {"times"}  # unless its rows have none (of_log)
@@ -92,12 +99,16 @@ def recorded(marks: set[str] | None) -> frozenset[str]:
         found |= _COUPS | ({"shuffles"} if "shoe_starts" in marks else set())
         found.add("ranks")  # unless its rows hold an X* (of_log)
         found |= {"decisions"} if "decisions" in marks else set()
+    if "coups:net" in marks:  # (1.1) a box's main wager and net result: no single one
+        found |= {"wagers", "stakes"}
     if "wagers" in marks:
         found |= _WAGERS
         if {"settle_order", "vig_order"} <= marks:
             found.add("settle_order")
     if "notation:suitless" in marks:
         found.discard("suits")
+    if "stakes:presumed" in marks:
+        found.discard("stakes")
     return frozenset(found)
 
 

@@ -32,6 +32,8 @@ from auditor.house import load as load_house
 from auditor.ingest import compact, load, schema, sequence
 from auditor.ingest.sources import expand
 from auditor.ingest.totals import part_totals
+from auditor.profiles.load import load as load_profile
+from auditor.profiles.read import translate
 from auditor.scope import findings_in_scope, rows_in_scope
 
 WALL: dict[str, float] = defaultdict(float)
@@ -117,6 +119,8 @@ def main() -> None:
     parser.add_argument("house", type=Path)
     parser.add_argument("--parts", type=int, default=0, help="only the first N parts")
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="an export profile: LOG is read through it, as audit --profile")
     args = parser.parse_args()
     _instrument()
     rs = _rulesets(None)
@@ -124,11 +128,20 @@ def main() -> None:
     sources = expand([str(args.log)])
     limit = audit.budget.Budget(audit.budget.default_bytes(), 0, False)
     started = _now()
-    with Timed("hold: read and hold the file, look it over"):
-        log = audit.open_log(sources, None, spill_all=False, spill_text=True,
-                             hold_rows=limit.held_rows(compact.ROWS_AT_MOST),
-                             chunk_bytes=limit.chunk_bytes())
-        log.scope = audit.Scope((), None)
+    if args.profile is not None:
+        with Timed("read: the exports through the profile, made into events"):
+            export = translate(load_profile(args.profile), [str(args.log)])
+        with Timed("hold: the events made, as rows"):
+            log = audit.open_rows(export.named())
+            log.shoes_unrecorded = export.shoes_unrecorded()
+            log.scope = audit.Scope((), None)
+    else:
+        with Timed("hold: read and hold the file, look it over"):
+            log = audit.open_log(sources, None, spill_all=False, spill_text=True,
+                                 hold_rows=limit.held_rows(compact.ROWS_AT_MOST),
+                                 chunk_bytes=limit.chunk_bytes())
+            log.scope = audit.Scope((), None)
+    with Timed("hold: first day"):
         on = audit._first_day(log, 1, None)
     setting = audit_part.Setting(log, house, rs, on)
     log.read_once = True  # as the worker reads it (audit._take_setting)

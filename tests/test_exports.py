@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from auditor import audit
@@ -29,6 +29,7 @@ from auditor.profiles.read import translate
 from auditor.rules.catalog import REGISTRY
 from auditor.rulesets import load_rulesets
 from auditor.simulate import baccarat, blackjack, exports
+from auditor.simulate.nets import as_nets
 from auditor.simulate.writer import write_events, write_house_rules
 
 KEY = ["rule_id", "table_id", "shoe_id", "round"]
@@ -1170,6 +1171,8 @@ def test_constants_and_sql_on_every_list_and_card_column(tmp_path):
     ('seat = "Box"', 'seat = "Box"\nseq = "R"', "columns.seq"),
     ('seat = "Box"', 'seat = "Box"\nplayer_id = "R"', "columns.player_id"),
     ('seat = "Box"', 'seat = "Box"\namount = "R"', "columns.amount"),
+    # (1.1) net results: a box's main wager and its net, one with the other
+    ('seat = "Box"', 'seat = "Box"\nnet = "R"', "columns.net"),
     # decks without shoe_starts makes no shuffle
     ('seat = "Box"', 'seat = "Box"\ndecks = { value = 6 }', "columns.decks"),
     # times without a time column
@@ -1651,34 +1654,54 @@ def test_one_file_two_layouts_needs_one_key_and_no_join(tmp_path, old, new, key)
 
 @pytest.fixture(scope="module")
 def _faulty_blackjack(tmp_path_factory):
-    """A faulty blackjack day, its house rules and its hand history's findings."""
-    folder = tmp_path_factory.mktemp("bj")
-    sim = blackjack.simulate(rounds=90, tables=2, seed=17, faults=0.3)
-    write_events(sim.events, folder / "log.jsonl", "jsonl")
-    write_house_rules(sim.tables, folder / "house.toml", blackjack=sim.house)
-    rs = load_rulesets()
-    house = load_house(folder / "house.toml", rs, on=date(2026, 11, 1))
-    return sim, house, _with_parts(audit.run(expand([str(folder / "log.jsonl")]), house, rs))
+    """A faulty blackjack day, its house rules and its hand history's findings (with their
+    parts); and the same for a day dealt one patron a box, its hand history settled by
+    nets."""
+    days = {}
+    for nets in (False, True):
+        folder = tmp_path_factory.mktemp("bj")
+        sim = blackjack.simulate(rounds=90, tables=2, seed=17, faults=0.3,
+                                 co_patrons=not nets)
+        write_events(as_nets(sim.events) if nets else sim.events, folder / "log.jsonl",
+                     "jsonl")
+        write_house_rules(sim.tables, folder / "house.toml", blackjack=sim.house)
+        rs = load_rulesets()
+        house = load_house(folder / "house.toml", rs, on=date(2026, 11, 1))
+        days[nets] = (sim, house,
+                      _with_parts(audit.run(expand([str(folder / "log.jsonl")]), house, rs)))
+    return days
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(rounds=st.booleans(), clock=st.booleans(), as_json=st.booleans(), spaced=st.booleans(),
-       cents=st.booleans(), split=st.booleans())
+       cents=st.booleans(), split=st.booleans(), nets=st.booleans(), points=st.booleans())
+# a simulator's box rows (SIMULATOR_STYLE), their amounts in cents, in two files: always tried
+@example(rounds=False, clock=False, as_json=False, spaced=True, cents=True, split=True,
+         nets=True, points=True)
 def test_any_box_rows_read_through_their_profile(_faulty_blackjack, tmp_path_factory, rounds,
-                                                 clock, as_json, spaced, cents, split):
+                                                 clock, as_json, spaced, cents, split, nets,
+                                                 points):
     """(1.1) Box rows drawn with or without round numbers and times, as JSON or Python
-    lists, spaced or not, their wagers' amounts in cents through SQL, in one file or
-    two: the findings of the hand history on every rule they evidence."""
-    sim, house, hand_history = _faulty_blackjack
+    lists, spaced or not, cards in full or by value, their wagers' amounts in cents
+    through SQL, in one file or two; or (nets) with the box's main wager and net result
+    in place of the wagers (cents too): the findings of the hand history (settled by
+    nets, for nets) on every rule they evidence."""
+    sim, house, hand_history = _faulty_blackjack[nets]
     folder = tmp_path_factory.mktemp("boxes")
-    style = exports.BoxStyle(rounds=rounds, clock=clock, json=as_json, spaced=spaced)
+    style = exports.BoxStyle(rounds=rounds, clock=clock, json=as_json, spaced=spaced,
+                             nets=nets, points=points)
     boxes = exports.blackjack_boxes(sim.events, style)
+    profile = exports.boxes_profile(style)
+    if nets and cents:
+        boxes = boxes.with_columns((pl.col(c) * 100).round().cast(pl.Int64) for c in
+                                   ("Bet", "Net"))
+        profile = profile.replace('amount = "Bet"', 'amount = { sql = "Bet / 100.0" }').replace(
+            'net = "Net"', 'net = { sql = "Net / 100.0" }')
     parts = [boxes.head(boxes.height // 2), boxes.tail(boxes.height - boxes.height // 2)] \
         if split else [boxes]
     for n, part in enumerate(parts):
         part.write_csv(folder / f"bj-boxes-{n}.csv")
-    profile = exports.boxes_profile(style)
-    if rounds:
+    if rounds and not nets:
         wagers = exports.blackjack_wagers(sim.events)
         if cents:
             wagers = wagers.with_columns((pl.col("Amount") * 100).round().cast(pl.Int64)
@@ -1690,8 +1713,186 @@ def test_any_box_rows_read_through_their_profile(_faulty_blackjack, tmp_path_fac
     read = translate(load_profile(folder / "profile.toml"), [str(folder)])
     result = audit.run(read.sources, house, load_rulesets(), export=read)
     coverage = result.coverage
+    # the wagers' amounts recorded by a wagers export, presumed beside net results
+    if nets or rounds:
+        assert ("stakes" in coverage.tables["BJ-01"][1]) is not nets
     lost = _expressible(sim.truth, coverage)
     expected = coverage.keep(hand_history).select(KEY).unique().join(lost, on=KEY[1:],
                                                                      how="anti")
     found = result.findings.select(KEY).unique().join(lost, on=KEY[1:], how="anti")
     assert _sorted(found) == _sorted(expected)
+
+
+# --- (1.1) net results: a wagers row's net, a blackjack coups row's amount and net
+
+
+def _simulator_day(folder: Path, seed: int, faults: float, rounds: int = 240):
+    """A simulated blackjack day dealt one patron a box, as a hand history settled by nets
+    (format 1.3, as `auditor simulate --nets` writes it) and as a simulator's box rows with
+    the box's main wager and net (`--layout boxes`), and its house rules."""
+    sim = blackjack.simulate(rounds=rounds, tables=2, seed=seed, faults=faults,
+                             co_patrons=False)
+    write_events(as_nets(sim.events), folder / "hh" / "log.jsonl", "jsonl")
+    write_house_rules(sim.tables, folder / "house.toml", blackjack=sim.house)
+    exports.write(sim.events, folder / "x", "boxes", "day")
+    return sim
+
+
+@pytest.mark.parametrize(("seed", "faults"), [(51, 0.0), (52, 0.15), (53, 0.3)])
+def test_box_rows_with_net_results_find_what_the_hand_history_with_nets_finds(tmp_path, seed,
+                                                                             faults):
+    """The same day as a hand history settled by nets and as a simulator's box rows (cards
+    by value, no round, no clock, the box's main wager and net): the same findings on every
+    rule the box rows evidence; where a planted settlement fault is in a net, the net rule
+    finds it in both, unless the amounts the rules allow a presumed wager explain it."""
+    sim = _simulator_day(tmp_path, seed, faults)
+    hand_history, export = _audits(tmp_path)
+    coverage = export.coverage
+    expected = coverage.keep(hand_history.findings).select(KEY).unique()
+    found = export.findings.select(KEY).unique()
+    lost = _expressible(sim.truth, coverage)
+    assert _sorted(found.join(lost, on=KEY[1:], how="anti")) == _sorted(
+        expected.join(lost, on=KEY[1:], how="anti"))
+    if not faults:
+        assert export.findings.height == 0
+        return
+    assert expected.join(lost, on=KEY[1:], how="anti").height
+    # what the boxes cannot show: amounts presumed, single settlements, shoes, suits
+    has = coverage.tables["BJ-01"][1]
+    assert {"wagers", "cards", "decisions"} <= has
+    assert not {"stakes", "single_settlements", "suits", "times", "shuffles"} & has
+    # the net rule on the rounds of settlement faults (not expressible as themselves):
+    # the box rows' nets differ only where the hand history's do, and the hand history's
+    # differ in the box rows too but where a presumed wager's allowed amounts explain it,
+    # or where a right remedy of an irregularity the box rows do not record was applied
+    rules = {r.id: r for r in REGISTRY.all()}
+    settled = sim.truth.filter(pl.col("rule_id").is_in(
+        [i for i, r in rules.items() if "single_settlements" in r.needs
+         and "irregularities" not in r.needs])).select(
+        "table_id", "shoe_id", pl.col("round").cast(pl.Int64))
+    net = pl.col("rule_id") == "BJ707"
+    by_net = [f.filter(net).select(KEY[1:]).unique().join(settled, on=KEY[1:], how="semi")
+              for f in (hand_history.findings, export.findings)]
+    assert by_net[1].height and by_net[1].join(by_net[0], on=KEY[1:], how="anti").is_empty()
+    read = translate(load_profile(tmp_path / "x" / "profile.toml"), [str(tmp_path / "x")])
+    presumed = pl.concat(read.events, how="diagonal_relaxed").filter(
+        pl.col("reason") == "presumed").select(
+        "table_id", "shoe_id", pl.col("round").cast(pl.Int64)).unique()
+    unexplained = by_net[0].join(by_net[1], on=KEY[1:], how="anti").join(
+        presumed, on=KEY[1:], how="anti")
+    assert unexplained.is_empty(), unexplained
+
+
+def test_box_rows_with_net_results_say_what_they_presume(tmp_path):
+    _simulator_day(tmp_path, 54, 0.0, rounds=120)
+    text = (tmp_path / "x" / "boxes-day.csv").read_text().splitlines()
+    assert text[0] == "Table,Shoe,Box,Cards,Actions,Dealer,Bet,Net"
+    read = translate(load_profile(tmp_path / "x" / "profile.toml"), [str(tmp_path / "x")])
+    events = pl.concat(read.events, how="diagonal_relaxed")
+    wagers = events.filter(pl.col("event") == "wager")
+    presumed = wagers.filter(pl.col("reason") == "presumed")
+    # only the wagers beside the main wager are presumed, and all of them are
+    assert set(presumed["bet"]) == {"double", "split", "insurance"}
+    assert wagers.filter(pl.col("bet") == "main")["reason"].is_null().all()
+    assert wagers.filter(pl.col("bet") != "main")["reason"].eq("presumed").all()
+    # insurance at half the main wager, rounded down to the cent
+    mains = wagers.filter(pl.col("bet") == "main").select(
+        "table_id", "round", "shoe_id", "seat", pl.col("amount").alias("main"))
+    insured = presumed.filter(pl.col("bet") == "insurance").join(
+        mains, on=["table_id", "shoe_id", "round", "seat"])
+    cents = (pl.col("main").cast(pl.Float64) * 100).round().cast(pl.Int64) // 2
+    assert insured.height and insured.select(
+        ((pl.col("amount").cast(pl.Float64) * 100).round().cast(pl.Int64) == cents).all()
+    ).item()
+    assert read.tables["BJ-01"] >= {"coups:net", "stakes:presumed"}
+    rs = load_rulesets()
+    house = load_house(tmp_path / "house.toml", rs, on=date(2026, 11, 1))
+    result = audit.run(read.sources, house, rs, export=read)
+    by_rule = {r["rule_id"]: r for r in result.coverage.as_dict()["by_rule"]}
+    for rule_id in ("BJ204", "BJ302"):
+        assert by_rule[rule_id]["state"] == "not_judged"
+        assert "presumed from the main wager" in by_rule[rule_id]["not_judged_on"][0]["why"]
+    assert by_rule["BJ707"]["state"] == "judged"
+    assert by_rule["BJ701"]["state"] == "not_judged"
+    assert "single settlements" in by_rule["BJ701"]["not_judged_on"][0]["why"]
+    # an import keeps the presumed amounts and what they leave unjudged
+    dataset = tmp_path / "dataset"
+    made = CliRunner().invoke(main, ["import", str(tmp_path / "x"), "--profile",
+                                     str(tmp_path / "x" / "profile.toml"), "--house",
+                                     str(tmp_path / "house.toml"), "--out", str(dataset),
+                                     "--gaming-day", "2026-11-01"])
+    assert made.exit_code == 0, made.output
+    again = CliRunner().invoke(main, ["audit", str(dataset), "--house",
+                                      str(tmp_path / "house.toml"), "--out",
+                                      str(tmp_path / "again"), "--no-report", "-q"])
+    assert again.exit_code == 0, again.output
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    assert summary["coverage"] == result.coverage.as_dict()
+
+
+def test_a_table_of_box_rows_and_no_presumed_wager_judges_the_amounts(tmp_path):
+    """stakes:presumed is decided per table, from the wagers made: a table whose boxes
+    neither doubled, split nor insured presumes nothing."""
+    rows = ("T,S,R,Box,Cards,Do,Dealer,Bet,Net\n"
+            'BJ-01,S1,1,1,"[\'TS\', \'9H\']",[\'S\'],"[\'TC\', \'8D\']",25,25\n')
+    result, found, summary = _bj(
+        tmp_path, rows, 'round = "R"\ncards = "Cards"\nactions = "Do"\n'
+        'dealer_cards = "Dealer"\namount = "Bet"\nnet = "Net"\n', source=_BRACKETED)
+    assert result.exit_code == 0, result.output
+    by_rule = {r["rule_id"]: r for r in summary["coverage"]["by_rule"]}
+    assert by_rule["BJ302"]["state"] == "judged" and by_rule["BJ707"]["state"] == "judged"
+
+
+def test_a_table_of_coups_with_net_results_and_of_a_wagers_source_is_exit_2(tmp_path):
+    profile = _BJ.format(source="", columns='round = "R"\ncards = "Cards"\nactions = "Do"\n'
+                         'dealer_cards = "Dealer"\namount = "Bet"\nnet = "Net"\n',
+                         actions="", cards="") + """
+[[source]]
+name = "rfid"
+files = ["wagers*.csv"]
+layout = "wagers"
+
+[source.columns]
+table_id = "T"
+shoe_id = "S"
+round = "R"
+seat = "Box"
+bet = { value = "main" }
+amount = "Amt"
+pay = "Paid"
+"""
+    (tmp_path / "profile.toml").write_text(profile)
+    (tmp_path / "coups.csv").write_text("T,S,R,Box,Cards,Do,Dealer,Bet,Net\n"
+                                        "BJ-01,S1,1,1,TS 9H,S,TC 8D,10,10\n")
+    (tmp_path / "wagers.csv").write_text("T,S,R,Box,Amt,Paid\nBJ-01,S1,1,1,10,10\n")
+    (tmp_path / "house.toml").write_text(
+        'facility = "T"\n[[tables]]\ntable_id = "BJ-01"\ngame = "blackjack"\n')
+    for command in (["audit", "--house", str(tmp_path / "house.toml"), "--out",
+                     str(tmp_path / "out"), "--no-report", "-q"], ["profile", "check"]):
+        if command[0] == "profile":
+            args = [*command, str(tmp_path / "profile.toml"), str(tmp_path / "coups.csv"),
+                    str(tmp_path / "wagers.csv")]
+        else:
+            args = [command[0], str(tmp_path / "coups.csv"), str(tmp_path / "wagers.csv"),
+                    "--profile", str(tmp_path / "profile.toml"), *command[1:]]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        said = [line for line in result.output.splitlines() if "BJ-01" in line]
+        assert len(said) == 1 and "'coups'" in said[0] and "'rfid'" in said[0], result.output
+        assert "Traceback" not in result.output
+
+
+def test_simulate_writes_box_rows_of_blackjack_only(tmp_path):
+    runner = CliRunner()
+    made = runner.invoke(main, ["simulate", "blackjack", "--rounds", "30", "--tables", "1",
+                                "--layout", "boxes", "--out", str(tmp_path / "bj")])
+    assert made.exit_code == 0, made.output
+    assert (tmp_path / "bj" / "profile.toml").read_text() == exports.SIMULATOR_PROFILE
+    rows = pl.read_csv(tmp_path / "bj" / "boxes-blackjack.csv", infer_schema=False)
+    assert rows.columns == ["Table", "Shoe", "Box", "Cards", "Actions", "Dealer", "Bet", "Net"]
+    # cards by value only: 2-10, an ace 11; no suit, no face
+    values = rows["Cards"].str.extract_all(r"\d+").explode().cast(pl.Int64)
+    assert set(values.to_list()) <= set(range(2, 12))
+    refused = runner.invoke(main, ["simulate", "baccarat", "--rounds", "5", "--layout",
+                                   "boxes", "--out", str(tmp_path / "bac")])
+    assert refused.exit_code == 2 and "blackjack" in refused.output

@@ -110,6 +110,15 @@ def _fold_missing_columns(missing: list[MissingColumn],
     return problems.filter(is_absent), problems.filter(~is_absent)
 
 
+def _untimed(events: pl.DataFrame, read: list[pl.DataFrame]) -> bool:
+    """Whether no row of the part has a time, nor a ts that is not one (`read`: the
+    problems of typing the rows): every table of it is read without times, and
+    _clockless would drop every missing ts (a part of exports with no clock)."""
+    if not events.height or events.get_column("time").null_count() < events.height:
+        return False
+    return not any(f.height and f.filter(pl.col("field") == "ts").height for f in read)
+
+
 def _clockless(events: pl.DataFrame, row_problems: pl.DataFrame,
                read: list[pl.DataFrame]) -> pl.DataFrame:
     """(1.3, No clock) The row problems without a missing ts on the rows of a table whose
@@ -182,7 +191,11 @@ def ingest_part(
     # the tables' codes, where the rows came with them (a held file's), for the sort
     codes = events.get_column(compact.TABLE_CODE) if compact.TABLE_CODE in events else None
     events = events.drop(compact.TABLE_CODE, strict=False)
-    row_problems = schema.validate(events, schema.row_checks(baccarat_seats))
+    checks = schema.row_checks(baccarat_seats)
+    if _untimed(events, problems):  # (1.3) every ts it lacks would be dropped: not checked
+        checks = [c for c in checks
+                  if not (c.rule_id == schema.IN_FIELD_MISSING and c.field == "ts")]
+    row_problems = schema.validate(events, checks)
     row_problems = _clockless(events, row_problems, problems)
     folded, row_problems = _fold_missing_columns(missing, row_problems)
     # (1.3) a file's missing ts column is said where a row of a timed table lacks it

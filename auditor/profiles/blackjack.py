@@ -67,6 +67,80 @@ def coup_events(hands: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
             pl.concat(anchors, how="diagonal_relaxed"))
 
 
+def _cents(amount: pl.Expr) -> pl.Expr:
+    """An amount's text in whole cents (null where it is not a number)."""
+    return (amount.cast(pl.Float64, strict=False) * 100).round().cast(pl.Int64, strict=False)
+
+
+def _amount_text(cents: pl.Expr) -> pl.Expr:
+    """Whole cents as an amount's text: 1250 is 12.50."""
+    return pl.format("{}.{}", cents // 100, (cents % 100).cast(pl.String).str.zfill(2))
+
+
+def net_wagers(hands: pl.DataFrame, anchors: pl.DataFrame, per_hand: bool) -> pl.DataFrame:
+    """(1.1, Net results, blackjack) The wagers a blackjack coups source's `amount` and
+    `net` give, as rows for `wager_events` (`hands`: coup_events' rows, one per hand;
+    `anchors`: its places of the decisions). The main wager is hand 1's amount (the box's
+    row's, where a row holds every hand of its box). A hand made by a split has a split
+    wager: in rows per hand its row's amount, presumed equal to the main wager where it
+    is empty; else presumed. Each double is presumed at the amount of its hand's wager;
+    insurance (an action mapped to insurance) at half the main wager, rounded down to the
+    cent. A presumed wager carries `reason` presumed (vocabulary.PRESUMED), and is made
+    only where the main wager is an amount. The net: each row's, for its hand (`per_hand`:
+    the source maps `hand`), else for the box (no hand: its scope is the seat)."""
+    keep = _keep()
+    hands = hands.with_columns(pl.col("seat", "hand").cast(pl.Int64, strict=False))
+    box = [*ROUND_KEY, "seat"]
+    first = hands.filter(pl.col("hand") == 1).unique(box, keep="first", maintain_order=True)
+    mains = first.filter(pl.col("amount").is_not_null())
+    main = mains.select(*box, pl.col("amount").alias("_main"),
+                        _cents(pl.col("amount")).alias("_main_cents")).filter(
+        pl.col("_main_cents") > 0)
+    presumed = pl.lit(v.PRESUMED, pl.String)
+    made = [mains.select(*keep, "seat", "hand", _text("main").alias("bet"), "amount",
+                         pl.lit(None, pl.String).alias("reason"))]
+    # a hand made by a split: its split wager (its own row's amount, in rows per hand)
+    own = pl.col("amount").is_not_null() if per_hand else pl.lit(False)
+    splits = hands.filter(pl.col("hand") > 1).unique(
+        [*box, "hand"], keep="first", maintain_order=True).join(
+        main, on=box, how="left").select(
+        *keep, "seat", "hand", _text("split").alias("bet"),
+        pl.when(own).then("amount").otherwise("_main").alias("amount"),
+        pl.when(own).then(pl.lit(None, pl.String)).otherwise(presumed).alias("reason"),
+    ).filter(pl.col("amount").is_not_null())
+    made.append(splits)
+    staked = pl.concat([
+        main.select(*box, pl.lit(1, pl.Int64).alias("hand"), pl.col("_main").alias("_stake")),
+        splits.select(*box, "hand", pl.col("amount").alias("_stake"))])
+    # each double at its hand's wager; the row: the hand's own, else the box's
+    doubled = anchors.filter(pl.col("anchor") == "double").select(*box, "hand").unique(
+        maintain_order=True)
+    rows = hands.unique([*box, "hand"], keep="first", maintain_order=True)
+    at_hand = doubled.join(rows.select(*keep, "seat", "hand"), on=[*box, "hand"],
+                           how="inner")
+    at_box = doubled.join(at_hand.select(*box, "hand"), on=[*box, "hand"], how="anti").join(
+        first.select(*keep, "seat"), on=box, how="inner")
+    made.append(pl.concat([at_hand, at_box], how="diagonal_relaxed").join(
+        staked, on=[*box, "hand"], how="inner").select(
+        *keep, "seat", "hand", _text("double").alias("bet"), pl.col("_stake").alias("amount"),
+        presumed.alias("reason")))
+    insured = hands.filter("_insured").select(box).unique() if "_insured" in hands.columns \
+        else hands.clear().select(box)
+    made.append(first.join(insured, on=box, how="semi").join(main, on=box, how="inner")
+                .select(*keep, "seat", pl.lit(1, pl.Int64).alias("hand"),
+                        _text("insurance").alias("bet"),
+                        _amount_text(pl.col("_main_cents") // 2).alias("amount"),
+                        presumed.alias("reason")))
+    nets = (hands if per_hand else first).filter(pl.col("net").is_not_null())
+    made.append(nets.select(
+        *keep, "seat", pl.col("hand") if per_hand else pl.lit(None, pl.Int64).alias("hand"),
+        "net"))
+    wagers = pl.concat(made, how="diagonal_relaxed").with_columns(
+        pl.col("seat", "hand").cast(pl.String))
+    return wagers.with_columns(pl.lit(None, pl.String).alias(c) for c in (
+        "settle_order", "amount", "bet", "reason", "net") if c not in wagers.columns)
+
+
 def _round_events(hands: pl.DataFrame) -> pl.DataFrame:
     """round_start, the dealer's cards and round_end, once per round."""
     # (1.1) a row whose list cell does not parse gives them (its round is withheld, its
@@ -156,11 +230,17 @@ def _split_boxes(split: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     keep = _keep()
     ordered = split.sort(*ROUND_KEY, "seat", "hand")
     one_row = "_nested" in ordered.columns
-    for _, box in ordered.group_by(*ROUND_KEY, "seat", maintain_order=True):
-        base = box.row(0, named=True)
+    # the rows read once, then taken box by box (a group of rows each: no frame per box)
+    columns = list(dict.fromkeys([*keep, "seat", "hand", "_cards", "_actions",
+                                  *(["_nested"] if one_row else [])]))
+    boxes: dict[tuple, list[dict]] = {}
+    for r in ordered.select(columns).iter_rows(named=True):
+        boxes.setdefault((*(r[k] for k in ROUND_KEY), r["seat"]), []).append(r)
+    for box in boxes.values():
+        base = box[0]
         hands = {int(r["hand"]): (list(r["_cards"] or []), list(r["_actions"] or []), r)
-                 for r in box.iter_rows(named=True)}
-        requests = one_row and bool(box["_nested"].any())
+                 for r in box}
+        requests = one_row and any(r["_nested"] for r in box)
         for step, kind, hand, value, source in _lay_box(hands, requests):
             row = {c: source[c] for c in keep}
             row.update(seat=base["seat"], hand=hand)
@@ -278,7 +358,9 @@ def wager_events(wagers: pl.DataFrame, anchors: pl.DataFrame) -> pl.DataFrame:
     """Joined blackjack wagers rows as events: the main wager before the cards, a double
     or split wager after the decision it follows, insurance after the first deal and its
     settlement at the check for a blackjack, a surrendered hand's settlement at the
-    surrender, every other settlement after the dealer's play, in `settle_order`."""
+    surrender, every other settlement after the dealer's play, in `settle_order`; (1.1)
+    a net result (`net`) as one settle_net after the dealer's play, as format 1.3 places
+    a net (whatever its bet: a net is the round's outcome, known once it is over)."""
     keep = _keep()
     if "hand" not in wagers.columns:  # a wagers source without hands: hand 1
         wagers = wagers.with_columns(pl.lit("1").alias("hand"))
@@ -302,9 +384,12 @@ def wager_events(wagers: pl.DataFrame, anchors: pl.DataFrame) -> pl.DataFrame:
           .when(bet == "split").then(pl.col("_split"))
           .when(bet == "insurance").then(pl.col("_seat").cast(pl.Float64)))
     # a row without a stake records settlements only (no wager was placed)
+    # (1.1) a wager an export's net results presume carries `reason` presumed
+    reason = ["reason"] if "reason" in wagers.columns else []
     made = [wagers.filter(pl.col("amount").is_not_null()).select(
         *keep, _text("wager").alias("event"), "seat", "hand", "bet", "amount", *player,
-        placed.alias(SLOT), pl.coalesce(at, pl.col(ROW).cast(pl.Float64)).alias(SUB))]
+        *reason, placed.alias(SLOT),
+        pl.coalesce(at, pl.col(ROW).cast(pl.Float64)).alias(SUB))]
     for kind, name in enumerate(SETTLEMENTS):
         if name not in wagers.columns:
             continue
@@ -321,4 +406,9 @@ def wager_events(wagers: pl.DataFrame, anchors: pl.DataFrame) -> pl.DataFrame:
             *keep, _text(name).alias("event"), "seat", "hand", "bet",
             pl.col(name).alias("amount"), *player, slot.alias(SLOT), sub.alias(SUB),
             pl.when(ordered).then(pl.lit(kind)).alias("_kind")))
+    if "net" in wagers.columns:  # (1.1) a net result: after the dealer's play (format 1.3)
+        made.append(wagers.filter(pl.col("net").is_not_null()).select(
+            *keep, _text(v.NET_EVENT).alias("event"), "seat", "hand", "bet",
+            pl.col("net").alias("amount"), *player, pl.lit(SETTLEMENT).alias(SLOT),
+            pl.col("_settle").alias(SUB)))
     return pl.concat(made, how="diagonal_relaxed")

@@ -8,8 +8,8 @@ import polars as pl
 
 from ..ingest import vocabulary as v
 from ..ingest.problems import Problem
+from . import ProfileError, layouts
 from . import blackjack as bj
-from . import layouts
 from .layouts import FILE, INSTANT, ROW, SLOT, TABLE_ORDER
 from .model import Source
 from .translated import TEXT, Translated, lines_text, note_table
@@ -20,10 +20,18 @@ EX_COUP_GIVEN_TWICE = "EX004"
 EX_WAGER_WITHOUT_ROUND = "EX005"
 EX_DEALER_CARDS_DIFFER = "EX006"
 EX_INSURANCE_NOT_IN_WAGERS = "EX008"
+EX_NET_AND_SETTLEMENT = "EX009"
+# (1.1) a blackjack coups source's net results (`amount` and `net`): the marks of its
+# tables (coverage: wagers recorded, no single settlement; the amounts of doubles, splits
+# and insurance presumed where such wagers were made)
+NET = "net"
+NETS_MARK = "coups:net"
+STAKES_PRESUMED = "stakes:presumed"
 
 
 def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFrame:
     coups = pl.concat(by_layout["coups"], how="diagonal_relaxed")
+    _nets_and_wagers(out, coups, by_layout["wagers"])
     for c in ("table_id", "shoe_id", "round", "ts"):
         if c not in coups.columns:
             coups = coups.with_columns(pl.lit(None, pl.String).alias(c))
@@ -67,7 +75,7 @@ def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFr
                 "_new_shoe"), _decks(out, mine, source).alias("_decks"))
         if source.game == "blackjack":
             _dealer_cards_differ(out, mine)
-            events, marks = _blackjack_coups(mine, source)
+            events, marks = _blackjack_coups(out, mine, source)
             anchors.append(marks)
             made.append(events)
             insured.append(mine.filter("_insured").select(
@@ -101,6 +109,32 @@ def coup_events(out: Translated, by_layout: dict, paths: list[str]) -> pl.DataFr
         if insured:
             _insurance_without_wager(out, pl.concat(insured), placed)
     return layouts.numbered_made(events)
+
+
+def _nets_and_wagers(out: Translated, coups: pl.DataFrame, wagers: list[pl.DataFrame]
+                     ) -> None:
+    """(1.1) A table given by a blackjack coups source with net results and by a wagers
+    source: a ProfileError (exit 2) naming the table and both sources."""
+    netted = {n: e.source for n, e in enumerate(out.exports)
+              if e.source.layout == "coups" and NET in e.source.columns}
+    if not netted or not wagers or "table_id" not in coups.columns:
+        return
+    given = coups.filter(pl.col(FILE).is_in(list(netted))).select(
+        "table_id", FILE).drop_nulls().unique("table_id", keep="first", maintain_order=True)
+    for frame in wagers:
+        if "table_id" not in frame.columns:
+            continue
+        both = frame.select("table_id", FILE).join(given, on="table_id", how="inner",
+                                                   suffix="_coups")
+        if both.height:
+            table, number, coup_file = both.sort("table_id").row(0)
+            export = out.exports[number]
+            wager_source = export.also if export.also is not None else export.source
+            raise ProfileError(
+                f"{out.profile.path}: table {table} is given by the coups source "
+                f"{netted[coup_file].name!r}, which maps net results (amount and net), and "
+                f"by the wagers source {wager_source.name!r}: a table's wagers come from "
+                "one of them")
 
 
 def _insurance_without_wager(out: Translated, insured: pl.DataFrame,
@@ -143,8 +177,7 @@ def _derived_rounds(out: Translated, coups: pl.DataFrame, derived: list[int]) ->
     blackjack = [n for n in derived if out.exports[n].source.game == "blackjack"]
     begins = pl.lit(True)
     if blackjack:
-        begins = pl.Series("_begins", _blackjack_begins(coups, blackjack))
-        coups = coups.with_columns(begins)
+        coups = coups.with_columns(_blackjack_begins(coups, blackjack))
         begins = pl.col("_begins")
     number = (begins & mine).cast(pl.Int64).cum_sum().over("table_id", "shoe_id")
     return coups.with_columns(pl.when(mine).then(number.cast(pl.String))
@@ -152,33 +185,51 @@ def _derived_rounds(out: Translated, coups: pl.DataFrame, derived: list[int]) ->
         "_begins", strict=False)
 
 
-def _blackjack_begins(coups: pl.DataFrame, blackjack: list[int]) -> list[bool]:
+def _blackjack_begins(coups: pl.DataFrame, blackjack: list[int]) -> pl.Series:
     """Whether each row (in table order) begins a round: a blackjack row of `blackjack`
     files continues the round of the row before it (same table, shoe and dealer cards;
-    the same ts and a box the round lacks, or neither timed and a later box)."""
+    the same ts and a box the round lacks, or neither timed and a later box). Decided by
+    expressions against the row before; only rows of one time after a row of that time
+    (a box the round lacks: it depends on the round's rows so far) are taken in turn."""
     hand = pl.col("hand").cast(pl.Int64, strict=False).fill_null(1) if "hand" in (
-        coups.columns) else pl.lit(1)
+        coups.columns) else pl.lit(1, pl.Int64)
+    dealer = (pl.col("_dealer") if "_dealer" in coups.columns
+              else pl.lit(None, pl.List(pl.String))).fill_null(pl.lit([], pl.List(pl.String)))
     rows = coups.select(
-        pl.col(FILE).is_in(blackjack).alias("bj"), "table_id", "shoe_id",
-        pl.col(INSTANT), pl.col("_dealer") if "_dealer" in coups.columns
-        else pl.lit(None, pl.List(pl.String)).alias("_dealer"),
-        pl.col("seat").cast(pl.Int64, strict=False).fill_null(-1), hand.alias("hand"))
-    begins: list[bool] = []
-    before = None
+        pl.col(FILE).is_in(blackjack).alias("bj"), "table_id", "shoe_id", pl.col(INSTANT),
+        dealer.alias("_dealer"),
+        pl.col("seat").cast(pl.Int64, strict=False).fill_null(-1).alias("seat"),
+        hand.alias("hand"))
+    before = {c: pl.col(c).shift(1) for c in ("table_id", "shoe_id", INSTANT, "_dealer",
+                                              "seat", "hand")}
+    same_key = (pl.col("bj") & (pl.col("table_id") == before["table_id"])
+                & (pl.col("shoe_id") == before["shoe_id"])
+                & (pl.col("_dealer") == before["_dealer"])).fill_null(False)
+    untimed = pl.col(INSTANT).is_null() & before[INSTANT].is_null()
+    later = (pl.col("seat") > before["seat"]) | (
+        (pl.col("seat") == before["seat"]) & (pl.col("hand") > before["hand"]))
+    # the same time as the row before: continues unless its box is in the round already
+    timed = (same_key & (pl.col(INSTANT) == before[INSTANT])).fill_null(False)
+    decided = rows.select(
+        (~(same_key & untimed & later.fill_null(False)) & ~timed).alias("begins"),
+        timed.alias("timed"), "seat", "hand")
+    if not decided.get_column("timed").any():
+        return decided.get_column("begins").alias("_begins")
+    # runs of rows of one time: each begins with a row that begins a round
+    runs = decided.with_row_index("_i").with_columns(
+        (~pl.col("timed")).cum_sum().alias("_run")).filter(
+        pl.col("timed").any().over("_run"))
+    begins = decided.get_column("begins").to_list()
     boxes: set[tuple] = set()
-    for bj_row, table, shoe, instant, dealer, seat, number in rows.iter_rows():
+    for at, is_timed, seat, number in runs.select("_i", "timed", "seat", "hand").iter_rows():
         box = (seat, number)
-        dealer = tuple(dealer or ())
-        same = (bj_row and before is not None and before[0] == (table, shoe)
-                and before[2] == dealer)
-        if same and instant is not None and before[1] is not None:
-            same = instant == before[1] and box not in boxes
-        elif same:
-            same = instant is None and before[1] is None and box > before[3]
-        begins.append(not same)
-        boxes = boxes | {box} if same else {box}
-        before = ((table, shoe), instant, dealer, box)
-    return begins
+        if is_timed and box in boxes:
+            begins[at], boxes = True, {box}
+        elif is_timed:
+            boxes.add(box)
+        else:
+            boxes = {box}
+    return pl.Series("_begins", begins, dtype=pl.Boolean)
 
 
 def _dealer_cards_differ(out: Translated, mine: pl.DataFrame) -> None:
@@ -221,10 +272,21 @@ def _mark_shoe_starts(out: Translated, mine: pl.DataFrame, source: Source) -> No
             out.tables[table].add("shoe_starts")
 
 
-def _blackjack_coups(mine: pl.DataFrame, source: Source) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """A blackjack coups source's rows as events (and where its wagers go)."""
+def _blackjack_coups(out: Translated, mine: pl.DataFrame, source: Source
+                     ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A blackjack coups source's rows as events (and where its wagers go); (1.1) with
+    net results, their wagers and nets too (the tables where a wager's amount was
+    presumed noted `stakes:presumed`)."""
     mine = _hands(mine.with_columns(pl.col("seat").cast(pl.Int64, strict=False)))
     events, marks = bj.coup_events(mine)
+    if NET in source.columns:
+        wagers = bj.net_wagers(mine, marks, "hand" in source.columns)
+        events = pl.concat([events, bj.wager_events(wagers, marks)], how="diagonal_relaxed")
+        for table in mine.get_column("table_id").unique().to_list():
+            out.tables.setdefault(table, set()).add(NETS_MARK)
+        presumed = wagers.filter(pl.col("reason") == v.PRESUMED).get_column("table_id")
+        for table in presumed.unique().to_list():
+            out.tables[table].add(STAKES_PRESUMED)
     if source.shoe_starts:
         shuffles = mine.unique([FILE, ROW], keep="first", maintain_order=True).filter(
             "_new_shoe").select(
@@ -322,7 +384,7 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
     if not joined:
         return pl.DataFrame(), pl.DataFrame(schema={**{k: pl.String for k in bj.ROUND_KEY},
                                                     "seat": pl.String, "bet": pl.String})
-    frame = pl.concat(joined, how="diagonal_relaxed")
+    frame = _net_or_settlements(out, pl.concat(joined, how="diagonal_relaxed"))
     has_vig_order = any("vig_order" in e.source.columns for e in out.exports)
     blackjack = pl.col("game") == "blackjack"
     events = [layouts.wager_events(frame.filter(~blackjack), has_vig_order)]
@@ -332,9 +394,40 @@ def _joined_wagers(out: Translated, wagers: pl.DataFrame, coups: pl.DataFrame,
     return _order_not_recorded(out, pl.concat(events, how="diagonal_relaxed")), placed
 
 
+_SINGLE = ("pay", "collect", "push", "vig")
+
+
+def _net_or_settlements(out: Translated, frame: pl.DataFrame) -> pl.DataFrame:
+    """(1.1) A wagers row with a `net` and any of pay, collect, push and vig: an input
+    finding at its line (EX009), which withholds its round; the row makes its wager and
+    its net (at its line, in its round), not its single settlements."""
+    singles = [c for c in _SINGLE if c in frame.columns]
+    if NET not in frame.columns or not singles:
+        return frame
+    both = pl.col(NET).is_not_null() & pl.any_horizontal(
+        layouts.settled_cell(c) for c in singles)
+    found = frame.filter(both)
+    if not found.height:
+        return frame
+    written = pl.concat_str([pl.format("net {}", NET), *[
+        pl.when(layouts.settled_cell(c)).then(pl.format(f"{c} {{}}", c)) for c in singles]],
+        separator=", ", ignore_nulls=True)
+    for number, line, said in found.select(FILE, v.LINE, written.alias("w")).iter_rows():
+        out.exports[number].problems.append(Problem(
+            EX_NET_AND_SETTLEMENT, line, NET, said,
+            "a net, or pay, collect, push and vig, not both",
+            f"The wager row records a net result and a single settlement ({said}): a "
+            "wager is settled by its net or by its single settlements; its round is "
+            "withheld."))
+    return frame.with_columns(pl.when(both).then(None).otherwise(pl.col(c)).alias(c)
+                              for c in singles)
+
+
 def _order_not_recorded(out: Translated, events: pl.DataFrame) -> pl.DataFrame:
     """Rounds where a settlement has no settle_order (or a vig no vig_order): their order
     of settlement is not evidenced (noted per table and round)."""
+    if "_kind" not in events.columns:  # (1.1) net results only: no single settlement
+        return events
     ordered = events.filter(pl.col("_kind").is_not_null())
     # a settlement without its place, or two in one place: laid in row order, the
     # order is not evidenced for the round

@@ -180,7 +180,8 @@ def order_values(cell: pl.Expr) -> pl.Expr:
 def wager_events(wagers: pl.DataFrame, has_vig_order: bool) -> pl.DataFrame:
     """Joined wagers rows (each with its round's table_id, shoe_id, round, game and
     `_order`) as events: the wager before the cards; after the result each settlement,
-    in `settle_order`, commission in `vig_order` (or after the row's settlement)."""
+    in `settle_order`, commission in `vig_order` (or after the row's settlement); (1.1)
+    a net result (`net`) as one settle_net after the result."""
     keep = ["table_id", "game", "shoe_id", "round", v.LINE, FILE, ROW, TABLE_ORDER, "ts"]
     wagers = wagers.with_columns(
         order_values(pl.col("settle_order")).alias("_settle"),
@@ -205,6 +206,11 @@ def wager_events(wagers: pl.DataFrame, has_vig_order: bool) -> pl.DataFrame:
             pl.col("vig_mode").alias("mode"), *player, pl.lit(SETTLEMENT).alias(SLOT),
             pl.coalesce("_vig_at", "_settle").alias(SUB), pl.lit(len(SETTLEMENTS)).alias(
                 "_kind")))
+    if "net" in wagers.columns:  # (1.1) the wager's net result: one settle_net (1.3)
+        made.append(wagers.filter(pl.col("net").is_not_null()).select(
+            *keep, _text(v.NET_EVENT).alias("event"), "seat", "bet",
+            pl.col("net").alias("amount"), *hand, *player, pl.lit(SETTLEMENT).alias(SLOT),
+            pl.col("_settle").alias(SUB)))
     return pl.concat(made, how="diagonal_relaxed")
 
 

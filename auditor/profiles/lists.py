@@ -78,6 +78,18 @@ def _flat(items: pl.Series, bad: pl.Series) -> pl.DataFrame:
 
 
 def _bracketed(text: pl.Series) -> pl.DataFrame:
+    """Each bracketed cell parsed, each distinct cell once (a box's dealer's cards, its
+    decisions, repeat from row to row), then put back in its rows."""
+    cells = text.rename("t").to_frame()
+    distinct = cells.unique(maintain_order=True)
+    if distinct.height == cells.height:
+        return _parsed(text)
+    parsed = pl.concat([distinct, _parsed(distinct.get_column("t"))], how="horizontal")
+    return cells.join(parsed, on="t", how="left", nulls_equal=True,
+                      maintain_order="left").drop("t")
+
+
+def _parsed(text: pl.Series) -> pl.DataFrame:
     frame = text.to_frame("t").with_row_index("i").with_columns(
         pl.col("t").str.contains(f"^{_FLAT}$").fill_null(False).alias("flat"),
         pl.col("t").str.contains(f"^{_NESTED}$").fill_null(False).alias("nested"))

@@ -39,16 +39,19 @@ _FORMAT_COLUMNS = set(v.COLUMNS)
 _LAYOUT_COLUMNS = {
     "events": set(),
     "coups": {"end_ts"},
-    "wagers": {"pay", "collect", "push", "vig", "vig_mode", "settle_order", "vig_order"},
+    # (1.1) `net`: a wager's net result, in place of pay, collect, push and vig
+    "wagers": {"pay", "collect", "push", "vig", "vig_mode", "settle_order", "vig_order",
+               "net"},
 }
-_BLACKJACK_COUPS_COLUMNS = {"cards", "actions", "dealer_cards"}
+# (1.1) `net` with `amount`: a box's net result and its main wager (Net results, blackjack)
+_BLACKJACK_COUPS_COLUMNS = {"cards", "actions", "dealer_cards", "net"}
 # (1.1, nothing ignored) The format's columns each layout reads; another is refused,
 # naming the key, rather than left unread
 _COUPS_READ = {"table_id", "game", "shoe_id", "round", "ts", "end_ts", "dealer_id", "decks"}
 _READ = {
     "events": set(v.COLUMNS),
     "coups:baccarat": _COUPS_READ | {"winner", "player_points", "banker_points"},
-    "coups:blackjack": _COUPS_READ | {"seat", "hand"} | _BLACKJACK_COUPS_COLUMNS,
+    "coups:blackjack": _COUPS_READ | {"seat", "hand", "amount"} | _BLACKJACK_COUPS_COLUMNS,
     "wagers": {"table_id", "shoe_id", "round", "ts", "seat", "hand", "bet", "amount",
                "player_id"} | _LAYOUT_COLUMNS["wagers"],
 }
@@ -219,6 +222,13 @@ def _all_read(check: _Checker, source: Source, where: str, given: dict) -> None:
             check.fail(f"{where}.columns.{column}", "is not read: "
                        + _WHY_NOT_READ[layout].format(column=column))
     columns = source.columns
+    if layout == "coups" and source.game == "blackjack":
+        # (1.1) net results: the box's main wager and its net, one with the other
+        for column, other in (("amount", "net"), ("net", "amount")):
+            if column in columns and other not in columns:
+                check.fail(f"{where}.columns.{column}", f"is read with {other}: a blackjack "
+                           "coups source's net results are its rows' main wager (amount) "
+                           "and net result (net), both mapped")
     if layout == "coups" and "decks" in columns and not source.shoe_starts:
         check.fail(f"{where}.columns.decks", 'is read for the shuffles shoe_starts = '
                    '"new_shoe_id" makes: without shoe_starts a coups source makes none')

@@ -138,7 +138,7 @@ class Translated:
         them; the format's columns the profile does not give are missing)."""
         out = []
         for export, events in zip(self.exports, self.events, strict=True):
-            frame = as_log_rows(events)
+            frame = as_log_rows(events, held=True)
             out.append(RawFile(frame, list(export.problems), 0, list(export.missing),
                                export.header_line))
         return out
@@ -164,16 +164,27 @@ def made_columns(source: Source) -> set[str]:
         made |= {"target", "card", "decks"} if source.shoe_starts else {"target", "card"}
     if source.layout == "wagers":
         made |= {"seat", "bet", "amount", "mode"}
+    if source.layout == "coups" and "net" in source.columns:  # (1.1) net results
+        made |= {"bet", "amount"}
     return made | set(source.columns)
 
 
-def as_log_rows(events: pl.DataFrame) -> pl.DataFrame:
+def as_log_rows(events: pl.DataFrame, held: bool = False) -> pl.DataFrame:
     """A file's events as the rows of a log file: the format's columns as text (times
-    that were all read, as times), and `line`."""
+    that were all read, as times), and `line`. `held` (rows held whole, sent as they are
+    to the worker process): a column no event fills is left out rather than written as
+    nulls (the rows are typed as a file's are, a column it lacks made null there; which
+    columns the export cannot give is said apart, Export.missing), `ts` kept."""
+    columns = v.COLUMNS
+    if held and events.height:
+        present = [c for c in v.COLUMNS if c in events.columns]
+        empty = dict(zip(present, events.select(
+            pl.col(present).null_count() == pl.len()).row(0), strict=True))
+        columns = [c for c in v.COLUMNS if c == "ts" or not empty.get(c, True)]
     return events.select(
         *[pl.col(c) if c == "ts" and isinstance(events.schema[c], pl.Datetime)
           else pl.col(c).cast(pl.String) if c in events.columns
-          else pl.lit(None, pl.String).alias(c) for c in v.COLUMNS],
+          else pl.lit(None, pl.String).alias(c) for c in columns],
         pl.col(v.LINE).cast(pl.Int64))
 
 

@@ -78,3 +78,15 @@ INSURANCE_NOT_IN_WAGERS = _input(
     "Box 3's actions list \"I\" (mapped to insurance), and the wagers export has main and "
     "double rows for box 3 only.",
     "Box 3's actions list \"I\", and the wagers export has an insurance row for box 3.")
+NET_AND_SETTLEMENT = _input(
+    "EX009", "net-and-single-settlement", "Wager row with a net and a single settlement",
+    LAYOUTS,
+    "(1.1) A wagers row whose `net` (the wager's net result) is not empty while one of its "
+    "pay, collect, push or vig is (a settlement of 0 is none): a wager is settled by its "
+    "net or by single settlements, not both. Reported at its line; the row makes its "
+    "wager and its net, not its single settlements, and its round is withheld, reported "
+    "rather than judged. A profile may map `net` beside pay, collect, push and vig: it is "
+    "each row that holds one or the other.",
+    "A row with Net -25 and Lost 25.",
+    "A row with Net -25 and Lost empty; another row, of another wager, with Lost 25 and "
+    "Net empty.")

@@ -244,6 +244,7 @@ _ORDER = {kind: i for i, kind in enumerate(FAULT_KINDS)}
 SHOE_KINDS = frozenset({"BJ102", "BJ104"})
 _CO_PATRON_KINDS = frozenset({"BJ601", "BJ602", "BJ603", "BJ604"})
 _DOUBLE_KINDS = frozenset({"BJ202", "BJ203", "BJ205", "BJ808"})
+_CO_PATRON_REMEDIES = frozenset({"remedied_decisions_by_highest_wager"})
 _NATURAL_KINDS = frozenset({"BJ502", "BJ702", "BJ705"})
 # The right remedies of the irregularities (i)(1), (i)(2) and of (e)(2)'s timing, planted
 # only in logs with faults, in rounds without one (`_Remedies`): truth rows with no rule,
@@ -503,9 +504,10 @@ def _dollars(cents: int) -> str:
 class _Planner:
     """The queue of faults still to plant, paced over the run."""
 
-    def __init__(self, faults: float, rounds: int, tables: int):
+    def __init__(self, faults: float, rounds: int, tables: int,
+                 kinds: tuple[str, ...] | None = None):
         total = round(faults * rounds) if faults > 0 else 0
-        kinds = list(FAULT_KINDS)
+        kinds = list(FAULT_KINDS if kinds is None else kinds)
         self.left: Counter[str] = Counter(kinds[i % len(kinds)] for i in range(total))
         self.planted: Counter[str] = Counter()
         self.total = total
@@ -581,6 +583,8 @@ class _Table:
         self.choices = HIGH_WAGERS if settings["payout_limit"] < 1000 else WAGERS
         # the limit binds on a single wager: keep co-patrons, big doubles and insurance clear
         self.limited = self.limit < max(self.choices) * 100 * 3
+        # one patron a box: a limited table, or a day dealt without co-patrons
+        self.alone = self.limited or not sim.co_patrons
         self.hard, self.soft, self.pair, self.surr = sim.charts[self.h17]
         self.max_hands = int(sim.params["max_splits"]) + 1
         self.beside = sim.beside
@@ -791,7 +795,7 @@ class _Table:
                 if seat in seated:
                     seated[seat] = base
             patrons = [[None, base]]
-            if not self.limited:
+            if not self.alone:
                 x = rng.random()
                 extra = 2 if x < 0.012 else 1 if x < 0.08 else 0
                 for pid in rng.sample(self.pool, extra):
@@ -877,7 +881,7 @@ class _Table:
         if kind == "BJ705":
             return self.limited
         if kind in _CO_PATRON_KINDS:
-            return not self.limited
+            return not self.alone
         if kind == "BJ103":
             return self.shoe_decks in self.seen  # a code with every copy out, not yet over
         return True
@@ -2078,13 +2082,18 @@ class _Simulator(TableRounds):
         faults: float,
         start: datetime,
         beside: bool = False,
+        co_patrons: bool = True,
     ):
         self.rng = random.Random(seed)
+        self.co_patrons = co_patrons
         on: date = start.date()
         self.params = load_rulesets().params("blackjack", on=on)
         self.beside = beside  # a re-split hand laid beside the hand it came from
-        self.planner = _Planner(faults, rounds, tables)
-        self.remedies = _Remedies(faults, REMEDY_KINDS)
+        # without co-patrons, neither the faults nor the remedy that need one
+        self.planner = _Planner(faults, rounds, tables, None if co_patrons else tuple(
+            k for k in FAULT_KINDS if k not in _CO_PATRON_KINDS))
+        self.remedies = _Remedies(faults, REMEDY_KINDS if co_patrons else tuple(
+            k for k in REMEDY_KINDS if k not in _CO_PATRON_REMEDIES))
         self.truth: list[_Truth] = []
         TableRounds.__init__(self)
         self.charts = {h17: _charts(h17) for h17 in (False, True)}
@@ -2184,6 +2193,7 @@ def simulate(
     faults: float = 0.0,
     start: datetime = DEFAULT_START,
     resplit_hand_placement: str | None = None,
+    co_patrons: bool = True,
 ) -> Simulation:
     """Simulate `rounds` rounds of blackjack over `tables` tables (see the module docstring).
 
@@ -2194,6 +2204,8 @@ def simulate(
     lays a re-split hand, written to `Simulation.house`; unset, re-splits are laid at
     the end (hand-number order) and the house rules leave the key out.
     `Simulation.house` is the [blackjack] section the tables override.
+    `co_patrons=False` deals one patron a box, as a simulator does (no co-patron, and none
+    of the faults or remedies that need one: BJ601-BJ604).
     """
     if rounds < 0:
         raise ValueError("rounds must be 0 or more")
@@ -2204,7 +2216,7 @@ def simulate(
     if resplit_hand_placement not in (None, *RESPLIT_PLACEMENTS):
         raise ValueError("resplit_hand_placement must be one of " + ", ".join(RESPLIT_PLACEMENTS))
     beside = resplit_hand_placement == "beside"
-    sim = _Simulator(rounds, tables, seed, faults, start, beside)
+    sim = _Simulator(rounds, tables, seed, faults, start, beside, co_patrons)
     sim.run()
     house = dict(BLACKJACK_DEFAULTS)
     if resplit_hand_placement is not None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-LAYOUTS = ("events", "coups", "wagers")
+LAYOUTS = ("events", "coups", "wagers", "boxes")
 
 # --- the device feed: one row per signal, in its own words
 
@@ -500,82 +500,131 @@ settle_order = "SettledAt"
 # second card of a hand made or left by a split
 
 _BOX_WORDS = {"hit": "H", "stand": "S", "double": "D", "split": "P", "surrender": "R"}
+INSURED = "I"  # (nets) the box took insurance: an action element, no decision
+# (points) a card by its value, as a simulator writes it: a ten-value card 10, an ace 11
+_POINTS = {r: (11 if r == "A" else 10 if r in "TJQK" else int(r)) for r in _RANKS}
 
 
 @dataclass(frozen=True)
 class BoxStyle:
-    """What a box-rows export records: its round numbers and times, or neither."""
+    """What a box-rows export records: its round numbers and times, or neither; (nets)
+    the box's main wager and net result (`Bet`, `Net`: no wagers export beside it, an
+    `I` first among hand 1's actions where the box took insurance); (points) its cards
+    by value only, an ace as 11."""
 
     rounds: bool = True
     clock: bool = True
     json: bool = False  # the lists as JSON writes them (else as Python's literals)
     spaced: bool = True  # a space after each comma
+    nets: bool = False
+    points: bool = False
 
     def written(self, value: list) -> str:
         text = json.dumps(value) if self.json else str(value)
         return text if self.spaced else text.replace(", ", ",")
 
+    def card(self, code: str) -> str | int:
+        return _POINTS[code[0]] if self.points else code
+
+
+# a simulator's export: one row per round and box, no round number, no clock, cards by
+# value, the box's main wager and net result (`auditor simulate blackjack --layout boxes`)
+SIMULATOR_STYLE = BoxStyle(rounds=False, clock=False, nets=True, points=True)
+
 
 def blackjack_boxes(events: pl.DataFrame, style: BoxStyle | None = None) -> pl.DataFrame:
     """One row per blackjack round and box: `Cards` the box's hands as a list of lists
     (each hand's cards as the contract lists them), `Actions` the decisions aligned with
-    them, `Dealer` the dealer's cards, each Python's literal of a list."""
+    them, `Dealer` the dealer's cards, each Python's literal of a list; with `nets`, `Bet`
+    (the box's main wagers, in dollars) and `Net` (what the box's wagers won or lost, as
+    the single settlements recorded it: simulate.nets). Read in one pass over the rows."""
     style = style or BoxStyle()
-    rounds = events.filter(pl.col("round") > 0).sort("table_id", "seq")
-    rows = []
-    for key, played in rounds.group_by("table_id", "shoe_id", "round", maintain_order=True):
+    rounds = events.filter(pl.col("round") > 0).sort("table_id", "seq").select(
+        "table_id", "shoe_id", "round", "ts", pl.col("event").cast(pl.String), "seat",
+        "hand", pl.col("target").cast(pl.String), pl.col("card").cast(pl.String),
+        pl.col("action").cast(pl.String), pl.col("bet").cast(pl.String),
+        (pl.col("amount").cast(pl.Float64) * 100).round().cast(pl.Int64).alias("cents"))
+    rows: list[tuple] = []
+    key, played = None, []
+    for row in rounds.iter_rows():
+        if row[:3] != key:
+            if played:
+                rows += _box_rows(key, played, style)
+            key, played = row[:3], []
+        played.append(row)
+    if played:
         rows += _box_rows(key, played, style)
-    frame = pl.DataFrame(rows, schema={"Table": pl.String, "Shoe": pl.String,
-                                       "Round": pl.String, "Start": pl.String,
-                                       "Box": pl.String, "Cards": pl.String,
-                                       "Actions": pl.String, "Dealer": pl.String},
-                         orient="row")
-    return frame.drop(*([] if style.rounds else ["Round"]), *([] if style.clock else ["Start"]))
+    frame = pl.DataFrame(rows, schema={
+        "Table": pl.String, "Shoe": pl.String, "Round": pl.String, "Start": pl.String,
+        "Box": pl.String, "Cards": pl.String, "Actions": pl.String, "Dealer": pl.String,
+        "_main": pl.Int64}, orient="row")
+    if style.nets:
+        from .nets import _nets
+
+        nets = _nets(events).select(
+            pl.col("table_id").alias("Table"), pl.col("shoe_id").alias("Shoe"),
+            pl.col("round").cast(pl.String).alias("Round"),
+            pl.col("seat").cast(pl.String).alias("Box"), "net_cents")
+        frame = frame.join(nets, on=["Table", "Shoe", "Round", "Box"], how="left",
+                           maintain_order="left").with_columns(
+            (pl.col("_main") / 100).alias("Bet"), (pl.col("net_cents") / 100).alias("Net"))
+    frame = frame.select(
+        "Table", "Shoe", *(["Round"] if style.rounds else []),
+        *(["Start"] if style.clock else []), "Box", "Cards", "Actions", "Dealer",
+        *(["Bet", "Net"] if style.nets else []))
+    return frame
 
 
-def _box_rows(key: tuple, played: pl.DataFrame, style: BoxStyle) -> list[tuple]:
+def _box_rows(key: tuple, played: list[tuple], style: BoxStyle) -> list[tuple]:
+    """The rows of one round (`played`: its events as blackjack_boxes selects them)."""
     table, shoe, number = key
-    start = played.filter(pl.col("event") == "round_start")
-    when = _wall_clock_value(start["ts"][0] if start.height else played["ts"][0])
-    listed: dict[tuple[int, int], list[str]] = {}
-    held: dict[tuple[int, int], list[str]] = {}
+    starts = [r[3] for r in played if r[4] == "round_start"]
+    when = _wall_clock_value(starts[0] if starts else played[0][3])
+    listed: dict[tuple[int, int], list] = {}
+    held: dict[tuple[int, int], list] = {}
     decisions: dict[tuple[int, int], list[str]] = {}
     waiting: set[tuple[int, int]] = set()  # one-card hands made or left by a split
-    dealer: list[str] = []
+    dealer: list = []
     made: dict[int, int] = {}
-    for row in played.iter_rows(named=True):
-        event = row["event"]
-        if event == "card" and row["target"] == "dealer":
-            dealer.append(row["card"])
-        elif event == "card" and row["seat"] is not None:
-            hand = (row["seat"], row["hand"] or 1)
+    mains: dict[int, int] = {}
+    insured: set[int] = set()
+    for _, _, _, _, event, seat, hand_no, target, card, action, bet, cents in played:
+        hand = (seat, hand_no or 1)
+        if event == "card" and target == "dealer":
+            dealer.append(style.card(card))
+        elif event == "card" and seat is not None:
             if hand in waiting:  # the request for its second card, recorded as a hit
                 decisions.setdefault(hand, []).append("H")
                 waiting.discard(hand)
-            held.setdefault(hand, []).append(row["card"])
-            listed.setdefault(hand, []).append(row["card"])
-        elif event == "action" and row["seat"] is not None and row["action"] in _BOX_WORDS:
-            hand = (row["seat"], row["hand"] or 1)
-            decisions.setdefault(hand, []).append(_BOX_WORDS[row["action"]])
-            if row["action"] == "split":
-                seat = row["seat"]
+            held.setdefault(hand, []).append(style.card(card))
+            listed.setdefault(hand, []).append(style.card(card))
+        elif event == "action" and seat is not None and action in _BOX_WORDS:
+            decisions.setdefault(hand, []).append(_BOX_WORDS[action])
+            if action == "split":
                 made[seat] = made.get(seat, max([h for s, h in listed if s == seat] + [1])) + 1
                 new = (seat, made[seat])
                 pair = held.get(hand, [])
                 moved = pair.pop() if len(pair) > 1 else None
-                held[new] = [moved] if moved else []
-                listed[new] = [moved] if moved else []
+                held[new] = [moved] if moved is not None else []
+                listed[new] = [moved] if moved is not None else []
                 listed[hand] = listed.get(hand, [])[:1]
                 held[hand] = pair
                 waiting |= {hand, new}
+        elif event == "wager" and seat is not None:
+            if bet == "main" and hand[1] == 1:
+                mains[seat] = mains.get(seat, 0) + (cents or 0)
+            elif bet == "insurance":
+                insured.add(seat)
     seats = sorted({s for s, _ in listed} | {s for s, _ in decisions})
     out = []
     for seat in seats:
         hands = sorted({h for s, h in [*listed, *decisions] if s == seat})
+        actions = [decisions.get((seat, h), []) for h in hands]
+        if style.nets and seat in insured:
+            actions[0] = [INSURED, *actions[0]]
         out.append((table, shoe, str(number), when, str(seat),
                     style.written([listed.get((seat, h), []) for h in hands]),
-                    style.written([decisions.get((seat, h), []) for h in hands]),
-                    style.written(dealer)))
+                    style.written(actions), style.written(dealer), mains.get(seat)))
     return out
 
 
@@ -598,37 +647,86 @@ shoe_id = "Shoe"
 cards = "Cards"
 actions = "Actions"
 dealer_cards = "Dealer"
-
+{nets}
 [source.values.action]
 H = "hit"
 S = "stand"
 D = "double"
 P = "split"
 R = "surrender"
-
+{insured}
 [source.cards]
-notation = "rank_suit"
+notation = "{notation}"
 """
 
 
 def boxes_profile(style: BoxStyle | None = None, wagers: bool = True) -> str:
     """The profile that reads `blackjack_boxes(..., style)` back, with the table-management
-    wagers (joined by round, where the boxes have round numbers)."""
+    wagers (joined by round, where the boxes have round numbers and no net results)."""
     style = style or BoxStyle()
     columns = ('round = "Round"\n' if style.rounds else "") + (
         'ts = "Start"\n' if style.clock else "")
     clock = 'timestamp_format = "%Y-%m-%d %H:%M:%S"\n' if style.clock else ""
-    text = BOXES_PROFILE.format(clock=clock, columns=columns)
-    if wagers and style.rounds:
+    text = BOXES_PROFILE.format(
+        clock=clock, columns=columns,
+        nets='amount = "Bet"\nnet = "Net"\n' if style.nets else "",
+        insured=f'{INSURED} = "insurance"\n' if style.nets else "",
+        notation="points" if style.points else "rank_suit")
+    if wagers and style.rounds and not style.nets:
         text += BLACKJACK_PROFILE[BLACKJACK_PROFILE.index('[[source]]\nname = "wagers"'):]
     return text
+
+
+# The profile written beside a simulator's export (SIMULATOR_STYLE, `auditor simulate
+# blackjack --layout boxes`): it reads what `blackjack_boxes(events, SIMULATOR_STYLE)` writes
+SIMULATOR_PROFILE = """\
+[profile]
+name = "Simulator: blackjack boxes with net results"
+version = 1
+
+[[source]]
+name = "boxes"
+files = ["boxes-*.csv"]
+layout = "coups"
+lists = "bracketed"                 # [[6, 10], [6, 4, 11]]: Python's list literals
+
+[source.columns]
+table_id = "Table"
+game = { value = "blackjack" }
+shoe_id = "Shoe"                    # no round: numbered within each shoe from the rows
+seat = "Box"                        # no ts: the rows have no time
+cards = "Cards"                     # every hand of the box, in hand-number order
+actions = "Actions"                 # aligned with the hands
+dealer_cards = "Dealer"
+amount = "Bet"                      # the box's main wager
+net = "Net"                         # the box's net result over the round
+
+[source.values.action]
+H = "hit"                           # on a one-card split hand: the request for its card
+S = "stand"
+D = "double"                        # its wager presumed at the main wager
+P = "split"                         # its wager presumed at the main wager
+R = "surrender"
+I = "insurance"                     # its wager presumed at half the main wager
+
+[source.cards]
+notation = "points"                 # values: 2-10 (10 any ten-value card), an ace 11
+"""
 
 
 def write(events: pl.DataFrame, out: Path, layout: str, stem: str,
           style: FeedStyle | None = None) -> list[Path]:
     """The day in `layout` (events: a feed of both games; coups and wagers: the baccarat
-    tables as coups and their wagers), and its profile, in `out`."""
+    tables as coups and their wagers; (1.1) boxes: the blackjack tables as a simulator's
+    export, SIMULATOR_STYLE), and its profile, in `out`."""
     out.mkdir(parents=True, exist_ok=True)
+    if layout == "boxes":
+        path = out / f"boxes-{stem}.csv"
+        blackjack_boxes(events.filter(pl.col("game") == "blackjack"),
+                        SIMULATOR_STYLE).write_csv(path)
+        profile = out / "profile.toml"
+        profile.write_text(SIMULATOR_PROFILE, encoding="utf-8")
+        return [path, profile]
     if layout == "events":
         # a feed writes only the fields each signal has; kept gzipped, as feeds are
         path = out / f"feed-{stem}.jsonl.gz"

@@ -10,7 +10,8 @@ outcome is not known (a void round, the dealer or the hand without two cards) le
 scope unjudged, as the single-settlement rules leave it.
 
 Presumed amounts (a `wager` row whose `reason` is `vocabulary.PRESUMED`): a double may be
-any amount up to the main wager (a double for less is the patron's choice; (d) sets no
+any amount up to the wager of the hand it doubles (the main wager on hand 1, the split
+wager on a hand a split made: a double for less is the patron's choice; (d) sets no
 amount), a split is the main wager ((c)(1)), insurance any amount up to half the main
 wager, to the next chip unit ((e)(2)); the main wager is the holder's hand 1 main wager.
 
@@ -89,19 +90,25 @@ def _amounts(ctx: GameContext, owed: pl.DataFrame) -> pl.DataFrame:
     presumed = _presumed(ctx, owed.get_column("rid").unique())
     mains = owed.filter((pl.col("bet") == "main") & (pl.col("hand") == 1)).select(
         *HOLDER, pl.col("staked_cents").alias("main_cents"))
+    # a double is up to the wager of the hand it doubles: the main wager on hand 1, the
+    # split wager on a hand a split made (recorded, or itself presumed)
+    hands = owed.filter(pl.col("bet").is_in(["main", "split"])).group_by(
+        money.HOLDER).agg(pl.col("staked_cents").sum().alias("hand_cents"))
     stake, main, bet = pl.col("staked_cents"), pl.col("main_cents"), pl.col("bet")
     free = pl.col("presumed") & main.is_not_null()
     return (
         owed.join(presumed, on=money.KEY, how="left", nulls_equal=True)
         .join(mains.unique(HOLDER), on=HOLDER, how="left", nulls_equal=True)
+        .join(hands, on=money.HOLDER, how="left", nulls_equal=True)
         .with_columns(pl.col("presumed").fill_null(False))
         .with_columns(
             pl.when(free & bet.is_in(["double", "insurance"])).then(pl.lit(1, pl.Int64))
             .when(free & (bet == "split")).then(main).otherwise(stake).alias("least"),
-            pl.when(free & (bet == "double")).then(main)
+            pl.when(free & (bet == "double")).then(pl.coalesce("hand_cents", main))
             .when(free & (bet == "insurance")).then(money.insurance_limit(main))
             .when(free & (bet == "split")).then(main).otherwise(stake).alias("most"),
         )
+        .drop("hand_cents")
     )
 
 

@@ -452,7 +452,8 @@ def _split_wager_missing(ctx: GameContext, split_wagers: pl.DataFrame) -> pl.Dat
 # decisions are recorded, its wager only where the wagers are (export-profiles-v1 1.1,
 # Coverage)
 SPLIT_WAGER = Part(
-    "wager", "a split wager equal to the original wager, from the seated player", ("wagers",)
+    "wager", "a split wager equal to the original wager, from the seated player",
+    ("wagers", "stakes"),
 )
 
 

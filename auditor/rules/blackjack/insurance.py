@@ -161,7 +161,7 @@ OVER_HALF = register(
         "Box 1 wagers $25; insurance of $25.",
         "Box 1 wagers $25; insurance of $13 (half, to the next $1 chip).",
         check=insurance_over_half,
-        needs=("wagers",),
+        needs=("wagers", "stakes"),
     )
 )
 UNDERPAID = register(
