@@ -159,7 +159,7 @@ def test_profile_check_says_per_table_what_an_audit_will_not_judge(tmp_path):
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert ("table BJ-01 (blackjack): the exports record cards, suits, ranks, shuffles, "
-            "wagers, settle_order, decisions, single_settlements, times; not deal_order, "
+            "wagers, settle_order, decisions, single_settlements, times, stakes; not deal_order, "
             "shoe_procedure, offers, round_events, wager_timing, settlements, vig_settle, "
             "deciders, split_order, irregularities, seq") in lines
     assert f"table BJ-01: checks not judged: BJ304 timing, BJ403 timing ({_TIMING})" in lines
