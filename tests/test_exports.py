@@ -1748,7 +1748,7 @@ def test_box_rows_with_net_results_find_what_the_hand_history_with_nets_finds(tm
     sim = _simulator_day(tmp_path, seed, faults)
     hand_history, export = _audits(tmp_path)
     coverage = export.coverage
-    expected = coverage.keep(hand_history.findings).select(KEY).unique()
+    expected = coverage.keep(_with_parts(hand_history)).select(KEY).unique()
     found = export.findings.select(KEY).unique()
     lost = _expressible(sim.truth, coverage)
     assert _sorted(found.join(lost, on=KEY[1:], how="anti")) == _sorted(
@@ -1809,9 +1809,13 @@ def test_box_rows_with_net_results_say_what_they_presume(tmp_path):
     house = load_house(tmp_path / "house.toml", rs, on=date(2026, 11, 1))
     result = audit.run(read.sources, house, rs, export=read)
     by_rule = {r["rule_id"]: r for r in result.coverage.as_dict()["by_rule"]}
-    for rule_id in ("BJ204", "BJ302"):
-        assert by_rule[rule_id]["state"] == "not_judged"
-        assert "presumed from the main wager" in by_rule[rule_id]["not_judged_on"][0]["why"]
+    assert by_rule["BJ302"]["state"] == "not_judged"
+    assert "presumed from the main wager" in by_rule["BJ302"]["not_judged_on"][0]["why"]
+    # a split's cards are judged; its wager, presumed, is not (BJ204's part `wager`)
+    assert by_rule["BJ204"]["state"] == "partly"
+    [wager] = by_rule["BJ204"]["parts_not_judged"]
+    assert wager["part"] == "wager"
+    assert "presumed from the main wager" in wager["tables"][0]["why"]
     assert by_rule["BJ707"]["state"] == "judged"
     assert by_rule["BJ701"]["state"] == "not_judged"
     assert "single settlements" in by_rule["BJ701"]["not_judged_on"][0]["why"]
