@@ -458,6 +458,10 @@ def _window(house, gaming_day: datetime | None, start: datetime | None,
 def _store(url: str | None):
     """The findings store the run will be written to (--store), opened now: a bad URL or
     an unreachable server stops the audit before its work."""
+    if url is None:  # no database library is loaded for a run without a store
+        from .store.without import NoStore
+
+        return NoStore()
     from .store import StoreError
     from .store.record import open_for_audit
 

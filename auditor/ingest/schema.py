@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandera.polars as pa
 import polars as pl
 
 from . import vocabulary as v
 from .problems import PROBLEM_SCHEMA, dollars
+
+if TYPE_CHECKING:
+    import pandera.polars as pa
 
 IN_FIELD_MISSING = "IN004"
 IN_EVENT_UNKNOWN = "IN005"
@@ -237,6 +240,8 @@ def row_checks(baccarat_seats: tuple[int, ...] | None = None) -> list[RowCheck]:
 
 
 def _pandera_check(check: RowCheck) -> pa.Check:
+    import pandera.polars as pa
+
     def run(data: pa.PolarsData) -> pl.LazyFrame:
         return data.lazyframe.select(check.valid().fill_null(True).alias(data.key))
 
@@ -245,6 +250,8 @@ def _pandera_check(check: RowCheck) -> pa.Check:
 
 
 def build_schema(checks: list[RowCheck]) -> pa.DataFrameSchema:
+    import pandera.polars as pa
+
     columns: dict[str, list[pa.Check]] = {}
     for check in checks:
         columns.setdefault(check.column, []).append(_pandera_check(check))
@@ -263,6 +270,8 @@ def validate(frame: pl.DataFrame, checks: list[RowCheck]) -> pl.DataFrame:
     every failure case."""
     if _all_rows_valid(frame, checks):
         return pl.DataFrame(schema=PROBLEM_SCHEMA)
+    import pandera.polars as pa  # imported here: a log whose rows all hold never needs it
+
     try:
         build_schema(checks).validate(frame, lazy=True)
     except pa.errors.SchemaErrors as errors:

@@ -11,13 +11,15 @@ evidence inside (`evidence`); `sign` signs it and `verify` checks it.
 from __future__ import annotations
 
 from pathlib import Path
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from ..paths import data_dir
 from ..rulesets import Rulesets, load_rulesets
-from . import evidence, model, pdfwriter
+from . import evidence, model
 from .model import report_id
+
+if TYPE_CHECKING:
+    import jinja2
 
 __all__ = ["PAGE_SIZES", "TEMPLATES", "html", "render", "report_id"]
 
@@ -32,6 +34,8 @@ def _css_string(value: object) -> str:
 
 
 def _environment() -> jinja2.Environment:
+    import jinja2  # imported here, as weasyprint: an audit without a report needs neither
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
@@ -93,6 +97,8 @@ def render(
     """Write OUT/report.pdf (tagged PDF/A-3, its evidence embedded) and OUT/report.html;
     `detail_per_rule` None: as the audit."""
     from weasyprint import HTML  # imported here: loading pango is slow and not always needed
+
+    from . import pdfwriter
 
     document, embedded = _document(out, paper, rulesets, detail_per_rule)
     html_path = out / "report.html"

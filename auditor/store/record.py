@@ -37,17 +37,8 @@ from .engine import Store, connect
 from .history import facts_of, previous_run
 from .ids import finding_ids, with_ids
 from .schema import migrate, runs
+from .without import NoStore
 from .write import Run, local_time, new_run_id, utc_now, write
-
-
-class NoStore:
-    def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path,
-                recorded_as: Path | None = None) -> None:
-        cmp.forget(out)
-        carried.forget(out)
-
-    def land(self, before_commit: Callable[[], None] = lambda: None) -> None:
-        before_commit()
 
 
 class Recorder:
