@@ -55,7 +55,7 @@ _SUIT_WORDS = {"s": "S", "h": "H", "d": "D", "c": "C", "spade": "S", "spades": "
                "clubs": "C", "pik": "S", "coeur": "H", "carreau": "D", "trefle": "C",
                "\u2660": "S", "\u2665": "H", "\u2666": "D", "\u2663": "C",
                "\u2664": "S", "\u2661": "H", "\u2662": "D", "\u2667": "C"}
-_SEPARATORS = ("", " ", "-", "_", "/", ":", "|", ".", "of")
+_SEPARATORS = ("", " ", "-", "_", "/", ":", "|", ".", " of ", " - ", "of")
 # Fewer cells than this cannot tell `points` from an `index` that happened to stay low
 POINTS_EVIDENCE = 100
 
