@@ -913,7 +913,7 @@ def profile_draft(ctx, exports, out, game, no_check):
                    f"{len(drafted.files)} file(s); {len(left)} TODO(s) to settle"
                    + (":" if left else ""))
         for line, todo in left:
-            click.echo(f"  line {line}: {todo}")
+            click.echo(f"  line {line}: {_todo_said(todo)}")
         if no_check:
             return
         if left:
@@ -921,6 +921,18 @@ def profile_draft(ctx, exports, out, game, no_check):
                        "settled; then run `auditor profile check PROFILE FILE...`")
             return
         _draft_checked(ctx, written, out, drafted.files)
+
+
+def _todo_said(row: str) -> str:
+    """A TODO line of the draft as `key: what it asks`."""
+    import tomllib
+
+    key, _, value = row.partition("=")
+    try:
+        said = tomllib.loads(f"x = {value.strip()}")["x"]
+    except (tomllib.TOMLDecodeError, KeyError):
+        return row
+    return f"{key.strip()}: {said}"
 
 
 def _draft_checked(ctx, written: str, out: Path | None, files: list[Path]) -> None:
