@@ -148,8 +148,10 @@ def _patterns(groups: list[list[str]]) -> list[tuple[list[str], str]]:
 
 
 def _shapes(s: Sample) -> dict[str, r.Shape]:
-    return {name: r.shape(name, s.frame.get_column(name), name in s.list_columns)
-            for name in s.header}
+    if s.shapes is None:
+        s.shapes = {name: r.shape(name, s.frame.get_column(name), name in s.list_columns)
+                    for name in s.header}
+    return s.shapes
 
 
 def _layout(s: Sample, game: str | None) -> tuple[str | None, str | None, str]:

@@ -223,31 +223,32 @@ def _iso(cell: pl.Expr) -> pl.Expr:
         iso.str.to_datetime("%Y-%m-%dT%H:%M:%S%.f", strict=False))
 
 
+_DATE_LIKE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{8}")
+
+
 def time_formats(cells: pl.Series) -> dict[str, pl.Series]:
     """Each format (ISO for the default) that reads every non-empty cell of `cells`, with
     what it reads them as."""
     cells = cells.drop_nulls()
-    if not cells.len():
+    if not cells.len() or not _DATE_LIKE.search(cells[0]):
         return {}
-    found = {}
     frame = cells.to_frame("c")
-    iso = frame.select(_iso(pl.col("c"))).to_series()
-    if iso.null_count() == 0:
-        found[ISO] = iso
+    tried = {ISO: _iso(pl.col("c"))}
     for date in _DATES:
         for clock in _CLOCKS:
             for offset in _OFFSETS:
                 fmt = date + clock + offset
-                zoned = "%z" in offset or "%:z" in offset
-                try:
-                    read = frame.select(pl.col("c").str.to_datetime(
-                        fmt.replace("Z", "%#z") if offset == "Z" else fmt, strict=False,
-                        **({"time_zone": "UTC"} if zoned or offset == "Z" else {}))
-                        ).to_series()
-                except pl.exceptions.PolarsError:
-                    continue
-                if read.null_count() == 0:
-                    found[fmt] = read.dt.replace_time_zone(None) if read.dtype.time_zone else read
+                zoned = "z" in offset.lower()
+                tried[fmt] = pl.col("c").str.to_datetime(
+                    fmt.replace("Z", "%#z") if offset == "Z" else fmt, strict=False,
+                    **({"time_zone": "UTC"} if zoned else {}))
+    read = frame.select(expr.alias(str(n)) for n, expr in enumerate(tried.values()))
+    found = {}
+    for n, fmt in enumerate(tried):
+        column = read.get_column(str(n))
+        if column.null_count() == 0:
+            found[fmt] = column.dt.replace_time_zone(None) if column.dtype.time_zone \
+                else column
     return found
 
 
@@ -258,12 +259,14 @@ def timestamp_format(columns: dict[str, pl.Series]) -> Guess:
     cells = cells.drop_nulls()
     if not cells.len():
         return Guess({}, "")
+    count = cells.len()
+    cells = cells.unique(maintain_order=True)  # each distinct time read once
     found = time_formats(cells)
     sample = f"`{cells[0]}`"
     if not found:
         return Guess({"timestamp_format": Todo(
             f"the times' format (polars strftime): none the draft tries reads every "
-            f"sampled cell, e.g. {sample}")}, f"{cells.len():,} time cells")
+            f"sampled cell, e.g. {sample}")}, f"{count:,} time cells")
     offset = (any("z" in f.lower() for f in found)
               or cells.str.contains(r"(Z|[+-]\d\d:?\d\d)$").all())
     carries = " with an offset (the instant it gives overrides any timezone)" if offset else \
@@ -276,13 +279,13 @@ def timestamp_format(columns: dict[str, pl.Series]) -> Guess:
         return Guess({"timestamp_format": Todo(
             "which of " + ", ".join(f'"{c}"' for c in choices) + " (each reads every "
             f"sampled cell, as different times: e.g. {sample})")},
-            f"{cells.len():,} time cells{carries}")
+            f"{count:,} time cells{carries}")
     fmts = next(iter(readings.values()))
     if ISO in fmts:
-        return Guess({}, f"times read as ISO 8601 (the default): all {cells.len():,} "
+        return Guess({}, f"times read as ISO 8601 (the default): all {count:,} "
                      f"sampled cells, e.g. {sample},{carries}")
     return Guess({"timestamp_format": fmts[0]},
-                 f"all {cells.len():,} sampled cells read, e.g. {sample},{carries}")
+                 f"all {count:,} sampled cells read, e.g. {sample},{carries}")
 
 
 # --- lists

@@ -56,6 +56,7 @@ class Sample:
     list_columns: set[str] = field(default_factory=set)  # JSON lists, Parquet lists
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why), head only
     sniffed_header: bool = True  # csv.Sniffer's reading of the first line
+    shapes: dict | None = None  # each column's shape (roles.shape), once worked out
 
     @property
     def rows(self) -> int:
