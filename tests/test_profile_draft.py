@@ -287,3 +287,96 @@ def test_a_simulated_export_is_drafted_right_or_marked_todo(tmp_path_factory, ex
         else:
             assert have == want, (cell, want, have, keys)
     assert Counter(got)  # something was read
+
+
+# --- simulated device feeds: any names and words for events, targets and cards
+
+_FEED_EVENTS = ("shuffle", "round_start", "wager", "card", "result", "round_end", "")
+
+
+@st.composite
+def _feeds(draw):
+    names, used = {}, set()
+    for role in ("table_id", "game", "round", "ts", "event", "target", "card", "seat",
+                 "amount", "bet"):
+        choices = [n for n in _names(role) if synonyms.fold(n) not in used
+                   and synonyms.columns_named(n) == [role]]
+        name = draw(st.sampled_from(choices))
+        used.add(synonyms.fold(name))
+        names[role] = name
+    events = {}
+    for target in _FEED_EVENTS:
+        spellings = synonyms.table()["values"]["event"][target]
+        events[target] = draw(st.sampled_from([*spellings, f"q{len(target)}x"]))
+    assume_distinct = len(set(events.values())) == len(events)
+    targets = {t: draw(st.sampled_from(synonyms.table()["values"]["target"][t]))
+               for t in ("player", "banker")}
+    jsonl = draw(st.booleans())
+    seed = draw(st.integers(0, 2**16))
+    return names, events, targets, jsonl, seed, assume_distinct
+
+
+def _write_feed(folder: Path, names, events, targets, jsonl, seed) -> list[dict]:
+    rng = random.Random(seed)
+    rows: list[dict] = []
+    at = datetime(2026, 11, 21, 20)
+
+    def row(event, **cells):
+        nonlocal at
+        at += timedelta(seconds=3)
+        rows.append({names["table_id"]: "BAC-01", names["game"]: "baccarat",
+                     names["ts"]: at.strftime("%Y-%m-%d %H:%M:%S"),
+                     names["event"]: events[event],
+                     **{names[k]: x for k, x in cells.items()}})
+
+    row("shuffle")
+    for n in range(1, 25):
+        row("round_start", round=str(n))
+        stake = rng.choice([25, 50, 100])
+        cents = "cents" in synonyms.fold(names["amount"])
+        row("wager", round=str(n), seat=str(rng.randint(1, 7)), bet="banker",
+            amount=str(stake * 100) if cents else f"{stake}.00")
+        for hand in ("player", "banker", "player", "banker"):
+            row("card", round=str(n), target=targets[hand], card=rng.choice(v.CARDS))
+        row("result", round=str(n))
+        row("", round=str(n))
+        row("round_end", round=str(n))
+    header = list(dict.fromkeys(k for r in rows for k in r))
+    if jsonl:
+        import json
+        (folder / "feed-sim.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    else:
+        lines = [",".join(header)] + [",".join(r.get(h, "") for h in header) for r in rows]
+        (folder / "feed-sim.csv").write_text("\n".join(lines) + "\n")
+    return rows
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                 HealthCheck.too_slow])
+@given(example=_feeds())
+def test_a_simulated_feed_is_drafted_right_or_marked_todo(tmp_path_factory, example):
+    names, events, targets, jsonl, seed, distinct = example
+    folder = tmp_path_factory.mktemp("feed")
+    _write_feed(folder, names, events, targets, jsonl, seed)
+    document = tomllib.loads(text(draft([str(folder)])))
+    source, = document["source"]
+    if _todo(source["layout"]):
+        return
+    assert source["layout"] == "events"
+    for role, name in names.items():
+        got = source["columns"].get(role)
+        if isinstance(got, dict) and role == "amount":  # cents, made units
+            assert got == {"sql": f"CAST({name} AS DOUBLE) / 100"}
+            continue
+        assert got in (name, None) or _todo(got), (role, got)
+    mapped = source.get("values", {}).get("event", {})
+    if distinct:
+        for target, word in events.items():
+            got = mapped.get(word, word if word == target else None)
+            assert got == target or _todo(got), (word, target, got)
+    for target, word in targets.items():
+        got = source.get("values", {}).get("target", {}).get(word, word)
+        assert got == target or _todo(got), (word, target, got)
+    cards = source.get("cards", {})
+    assert cards.get("notation") in (None, "rank_suit") or _todo(cards["notation"])

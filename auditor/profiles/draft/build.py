@@ -117,6 +117,11 @@ def draft(arguments: list[str], game: str | None = None) -> Draft:
                                f"{s.size:,} bytes; {s.head_rows:,} first row(s) and "
                                f"{s.rows - s.head_rows:,} sampled at random")
              for s in samples]
+    for s in samples:
+        notes += [f"{s.path}: line {line}: {why} (left out of the sample)"
+                  for line, why in s.skipped[:5]]
+        if len(s.skipped) > 5:
+            notes.append(f"{s.path}: {len(s.skipped) - 5} more line(s) left out so")
     return Draft(f"Drafted from {title}", sources, notes, paths)
 
 
@@ -320,8 +325,13 @@ def _columns(src: SourceDraft, s: Sample, shapes, found: r.Roles, columns: dict[
         value: object = column
         note = found.evidence.get(role, "")
         if role in r.MONEY_ROLES and "cents" in synonyms.fold(column):
-            value = {"sql": f"CAST({_sql_name(column)} AS DOUBLE) / 100"}
-            note += "; the header says cents"
+            if shapes[column].all(shapes[column].integers):
+                value = {"sql": f"CAST({_sql_name(column)} AS DOUBLE) / 100"}
+                note += "; the header says cents, and every cell is whole"
+            else:
+                value = Todo(f'"{column}" (in units) or {{ sql = "CAST({_sql_name(column)} '
+                             'AS DOUBLE) / 100" }: the header says cents, and some cells '
+                             "have a fraction")
         lines[role] = Line(role, value, note)
     for role, names in found.clashes.items():
         if role not in columns:

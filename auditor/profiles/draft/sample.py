@@ -71,6 +71,8 @@ def sample(path: Path) -> Sample:
         if kind == "parquet":
             return _parquet(path, size)
         lines, head_count, whole = _lines(path, size)
+    except SampleError as exc:
+        raise SampleError(f"{path}: {exc}") from None
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         raise SampleError(f"{path}: cannot be read ({exc})") from None
     except pl.exceptions.PolarsError as exc:
@@ -131,8 +133,13 @@ def _split(data: bytes, limit: int, whole: bool) -> tuple[list[str], list[bytes]
     if len(cut) > limit:
         head = head[:head.rfind(b"\n") + 1]
     rest = cut[len(head):].split(b"\n")
-    return (head.decode("utf-8").removeprefix("\ufeff").splitlines(),
-            [r for r in rest if r.strip()])
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = head[:exc.start].count(b"\n") + 1
+        raise SampleError(f"line {line}: not UTF-8 text (byte {head[exc.start]:#04x}); "
+                          "an export is read as UTF-8") from None
+    return text.removeprefix("\ufeff").splitlines(), [r for r in rest if r.strip()]
 
 
 def _reservoir(lines: list[bytes], rng: random.Random) -> list[str]:
@@ -205,6 +212,8 @@ def _jsonl(path: Path, size: int, lines: list[str], head_count: int, whole: bool
                 skipped.append((n + 1, f"not a JSON object ({exc.msg})"))
             continue
         if not isinstance(record, dict):
+            if n < head_count:
+                skipped.append((n + 1, "not a JSON object"))
             continue
         row = {}
         for key, value in record.items():
