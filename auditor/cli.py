@@ -888,7 +888,7 @@ def profile_draft(ctx, exports, out, game, no_check):
     loader refuses (exit 2) until a person settles it. Then, unless --no-check, it runs
     profile check on the files. Exit 0 once the profile is written, TODOs or not."""
     from .profiles.draft.build import DraftError, draft
-    from .profiles.draft.write import text, todos
+    from .profiles.draft.write import provisional, text, todos
 
     if out is not None and out.exists():
         raise Failure(f"{out}: exists; draft to a new file (a draft never overwrites a "
@@ -916,11 +916,20 @@ def profile_draft(ctx, exports, out, game, no_check):
             click.echo(f"  line {line}: {_todo_said(todo)}")
         if no_check:
             return
-        if left:
+        if not left:
+            _draft_checked(ctx, written, out, drafted.files)
+            return
+        preview = provisional(drafted)
+        if preview is None:
             click.echo("profile check: not run: the profile is refused until its TODOs are "
                        "settled; then run `auditor profile check PROFILE FILE...`")
             return
-        _draft_checked(ctx, written, out, drafted.files)
+        read_as, lines = preview
+        click.echo("profile check, a preview: the profile is refused until its TODOs are "
+                   "settled; here they are read as " + "; ".join(lines))
+        _draft_checked(ctx, read_as, None, drafted.files)
+        click.echo(f"profile draft: that was a preview; {named} is refused until its "
+                   f"{len(left)} TODO(s) are settled")
 
 
 def _todo_said(row: str) -> str:

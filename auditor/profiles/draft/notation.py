@@ -22,9 +22,12 @@ from .synonyms import fold
 @dataclass(frozen=True)
 class Todo:
     """A decision the draft leaves to a person: written as the text "TODO: ...", which
-    the profile loader refuses until it is settled."""
+    the profile loader refuses until it is settled. `provisional`: a value the coverage
+    preview may read it as meanwhile (the spec's default, or the first choice), where
+    one will do for that; never written into the profile."""
 
     text: str
+    provisional: object = None
 
 
 @dataclass
@@ -115,12 +118,12 @@ def _numeric(cells: Counter, numbers: Counter, total: int, game: str | None) -> 
     else:
         keys["index_base"] = Todo("0 or 1: the sample does not tell (neither 0 nor 52 "
                                   "is among its cells)" if 0 not in values else
-                                  "0 or 1: both 0 and 52 are among the cells")
+                                  "0 or 1: both 0 and 52 are among the cells", 1)
     if max(values) > 52:
         evidence += f"; {max(values)} is beyond any index of 52 cards"
     keys["index_suits"] = Todo('the suits\' order of the index, e.g. "SHDC" (cards '
                                "0-12 or 1-13 of one suit, then the next): integers cannot "
-                               "tell it")
+                               "tell it", "SHDC")
     if unmatched:
         evidence += f"; unmatched: {counted(unmatched)}"
     return Guess(keys, evidence)
@@ -278,7 +281,8 @@ def timestamp_format(columns: dict[str, pl.Series]) -> Guess:
         choices = [fmts[0] for fmts in readings.values()]
         return Guess({"timestamp_format": Todo(
             "which of " + ", ".join(f'"{c}"' for c in choices) + " (each reads every "
-            f"sampled cell, as different times: e.g. {sample})")},
+            f"sampled cell, as different times: e.g. {sample})",
+            next((c for c in choices if c != ISO), None))},
             f"{count:,} time cells{carries}")
     fmts = next(iter(readings.values()))
     if ISO in fmts:
@@ -315,7 +319,8 @@ def list_syntax(cells: pl.Series, json_lists: bool) -> Guess:
                      "(the default) presumed")
     sep, n = seps.most_common(1)[0]
     if len(seps) > 1 and seps.most_common(2)[1][1] == n:
-        return Guess({"separator": Todo(f"the separator of a list cell: {counted(seps)}")}, "")
+        return Guess({"separator": Todo(f"the separator of a list cell: {counted(seps)}",
+                                        sep)}, "")
     keys = {} if sep == " " else {"separator": sep}
     return Guess(keys, f"list cells separated by `{sep}`: {n:,} of {cells.len():,} sampled "
                  "cells hold it")

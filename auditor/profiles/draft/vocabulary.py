@@ -51,7 +51,7 @@ def value_map(column: str, values: Counter, *, actions_list: bool = False,
         else:
             choices = ", ".join(str(t).lower() if isinstance(t, bool) else t
                                 for t in targets)
-            found.entries.append((value, Todo(f"one of {choices}, or \"\" (no value)"),
+            found.entries.append((value, Todo(f"one of {choices}, or \"\" (no value)", ""),
                                   count))
     found.needed = own < len(found.entries)
     mapped = sum(1 for _, t, _ in found.entries if not isinstance(t, Todo))
