@@ -384,3 +384,23 @@ def test_a_simulated_feed_is_drafted_right_or_marked_todo(tmp_path_factory, exam
         assert got == target or _todo(got), (word, target, got)
     cards = source.get("cards", {})
     assert cards.get("notation") in (None, "rank_suit") or _todo(cards["notation"])
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet"])
+def test_blackjack_coups_with_list_columns_are_drafted_and_checked(tmp_path, kind):
+    rows = pl.read_csv(EXPORTS / "blackjack-coups" / "bj-coups-blackjack.csv",
+                       infer_schema=False).head(300).with_columns(
+        pl.col("Cards", "DealerCards").str.split(" "),
+        pl.col("Decisions").fill_null("").str.split(" ").list.eval(
+            pl.element().filter(pl.element() != "")))
+    path = tmp_path / f"coups.{kind}"
+    rows.write_ndjson(path) if kind == "jsonl" else rows.write_parquet(path)
+    out = tmp_path / "profile.toml"
+    result = CliRunner().invoke(main, ["profile", "draft", str(path), "--out", str(out)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert "0 TODO(s)" in result.output
+    assert "profile check: the profile is valid; 1 file(s) read" in result.output
+    source, = tomllib.loads(out.read_text())["source"]
+    assert "lists" not in source and source["cards"]["notation"] == "rank_suit"
+    assert source["columns"]["cards"] == "Cards"
+    assert source["values"]["action"]["HIT"] == "hit"
