@@ -869,6 +869,101 @@ def profile_check(profile_path, logs):
     click.echo(f"profile check: the profile is valid{files}")
 
 
+@profile.command("draft")
+@click.argument("exports", nargs=-1, required=True, metavar="FILE|FOLDER...")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              metavar="PROFILE.toml",
+              help="Write the profile here (a new file); without it, to standard output, "
+              "and what the draft says to standard error.")
+@click.option("--game", type=click.Choice(["baccarat", "blackjack"]), default=None,
+              help="The exports' game, where no column or layout says it.")
+@click.option("--no-check", is_flag=True, help="Do not run profile check on the files "
+              "after writing (it reads at most the first 16 MB of each).")
+@click.pass_context
+def profile_draft(ctx, exports, out, game, no_check):
+    """Draft a profile from the exports themselves: format and delimiter, layout, column
+    roles (by header and by cells), card notation, timestamp format, list syntax and value
+    maps, read from a bounded sample of each file. Every guess carries its evidence in a
+    comment; every decision it cannot make is a value "TODO: ...", which the profile
+    loader refuses (exit 2) until a person settles it. Then, unless --no-check, it runs
+    profile check on the files. Exit 0 once the profile is written, TODOs or not."""
+    from .profiles.draft.build import DraftError, draft
+    from .profiles.draft.write import provisional, text, todos
+
+    if out is not None and out.exists():
+        raise Failure(f"{out}: exists; draft to a new file (a draft never overwrites a "
+                      "profile)")
+    try:
+        drafted = draft(list(exports), game)
+    except DraftError as exc:
+        raise Failure(str(exc)) from None
+    written = text(drafted)
+    left = todos(written)
+    if out is not None:
+        try:
+            out.write_text(written, encoding="utf-8")
+        except OSError as exc:
+            raise Failure(f"{out}: cannot be written ({exc.strerror or exc})") from None
+    else:
+        click.echo(written, nl=False)
+    said = sys.stdout if out is not None else sys.stderr
+    with contextlib.redirect_stdout(said):
+        named = out if out is not None else "the profile"
+        click.echo(f"profile draft: {named}: {len(drafted.sources)} source(s) from "
+                   f"{len(drafted.files)} file(s); {len(left)} TODO(s) to settle"
+                   + (":" if left else ""))
+        for line, todo in left:
+            click.echo(f"  line {line}: {_todo_said(todo)}")
+        if no_check:
+            return
+        if not left:
+            _draft_checked(ctx, written, out, drafted.files)
+            return
+        preview = provisional(drafted)
+        if preview is None:
+            click.echo("profile check: not run: the profile is refused until its TODOs are "
+                       "settled; then run `auditor profile check PROFILE FILE...`")
+            return
+        read_as, lines = preview
+        click.echo("profile check, a preview: the profile is refused until its TODOs are "
+                   "settled; here they are read as " + "; ".join(lines))
+        _draft_checked(ctx, read_as, None, drafted.files)
+        click.echo(f"profile draft: that was a preview; {named} is refused until its "
+                   f"{len(left)} TODO(s) are settled")
+
+
+def _todo_said(row: str) -> str:
+    """A TODO line of the draft as `key: what it asks`."""
+    import tomllib
+
+    key, _, value = row.partition("=")
+    try:
+        said = tomllib.loads(f"x = {value.strip()}")["x"]
+    except (tomllib.TOMLDecodeError, KeyError):
+        return row
+    return f"{key.strip()}: {said}"
+
+
+def _draft_checked(ctx, written: str, out: Path | None, files: list[Path]) -> None:
+    """profile check of the draft on the files (each bounded to its first 16 MB)."""
+    from .profiles.draft.bounded import bounded
+
+    with tempfile.TemporaryDirectory(prefix="auditor-draft-") as folder:
+        work = Path(folder)
+        profile_path = out
+        if profile_path is None:
+            profile_path = work / "profile.toml"
+            profile_path.write_text(written, encoding="utf-8")
+        paths, cut = bounded(files, work)
+        for said in cut:
+            click.echo(said)
+        try:
+            ctx.invoke(profile_check, profile_path=profile_path,
+                       logs=tuple(str(p) for p in paths))
+        except click.ClickException as exc:
+            click.echo(f"profile check: the draft does not yet pass: {exc.format_message()}")
+
+
 def _looked(path, source, also: str, failures: list[str], look):
     """What one source reads of a file (profile check), or None where it cannot be read:
     a reason an audit would stop is a failure."""

@@ -121,6 +121,15 @@ def _profiled(amount: str) -> Callable[[Path], list[str]]:
     return make
 
 
+def _todo_left(folder: Path) -> list[str]:
+    """A drafted profile with a TODO still in it (`auditor profile draft`)."""
+    profile = folder / "profile.toml"
+    profile.write_text((COUPS / "profile.toml").read_text().replace(
+        'timestamp_format = "%d/%m/%Y %H:%M:%S"',
+        'timestamp_format = "TODO: which of \\"%d/%m/%Y %H:%M:%S\\", \\"%m/%d/%Y %H:%M:%S\\""'))
+    return _audit(COUPS, out=folder / "out", extra=("--profile", str(profile)))
+
+
 def _unreadable_file(folder: Path) -> list[str]:
     logs = folder / "logs"
     logs.mkdir()
@@ -193,6 +202,8 @@ CASES = [
          _profiled('amount = { sql = "stake_cents / 0" }')),
     Case("a JSON Lines key no row has, mapped to a column the layout needs", 2,
          _profiled('amount = "stake"'), "no row has the key 'stake'"),
+    Case("a profile with a TODO the draft left", 2, _todo_left,
+         "line 10: source 'coups'.timestamp_format: is a TODO"),
     Case("a log file the auditor may not read", 2, _unreadable_file,
          "the file cannot be read", "unprivileged"),
     Case("a folder below a log folder that the auditor may not read", 2, _unreadable_folder,

@@ -7,6 +7,7 @@ read.
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 import zoneinfo
 from pathlib import Path
@@ -92,6 +93,7 @@ def load(path: Path) -> Profile:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ProfileError(f"{path}: not a TOML file ({exc})") from None
     check = _Checker(path)
+    _settled(check, document, data.decode("utf-8"))
     check.keys(document, {"profile", "source"}, "")
     head = check.table(document.get("profile"), "profile")
     check.keys(head, {"name", "version"}, "profile")
@@ -117,6 +119,42 @@ def load(path: Path) -> Profile:
         if names.count(s.name) > 1:
             check.fail(f"source {s.name!r}.name", "is given to two sources; each needs its own")
     return Profile(path, name, sources, hashlib.sha256(data).hexdigest())
+
+
+# A decision `auditor profile draft` left to a person: a value written as this text
+TODO = "TODO:"
+
+
+def _todos(value: Any, where: str) -> list[str]:
+    """The keys (dotted) whose value, or an element of it, is a TODO text."""
+    if isinstance(value, str):
+        return [where] if value.lstrip().startswith(TODO) else []
+    if isinstance(value, dict):
+        return [k for name, x in value.items()
+                for k in _todos(x, f"{where}.{name}" if where else str(name))]
+    if isinstance(value, list):
+        return [k for n, x in enumerate(value) for k in _todos(x, f"{where}[{n}]")]
+    return []
+
+
+def _settled(check: _Checker, document: dict, text: str) -> None:
+    """A TODO the draft left (a value "TODO: ...") is refused, naming its line and key:
+    the profile is not used until a person settles every one."""
+    keys = _todos(document, "")
+    if not keys:
+        return
+    listed = document.get("source")
+    found = re.match(r"source\[(\d+)\]", keys[0])
+    if found and isinstance(listed, list) and isinstance(listed[int(found[1])], dict):
+        name = listed[int(found[1])].get("name")
+        if isinstance(name, str):
+            keys[0] = f"source {name!r}" + keys[0][found.end():]
+    lines = [n for n, row in enumerate(text.splitlines(), start=1)
+             if not row.lstrip().startswith("#") and re.search(r"[\"']\s*TODO:", row)]
+    at = f"line {lines[0]}: " if lines else ""
+    more = f" (and {len(keys) - 1} more TODO(s))" if len(keys) > 1 else ""
+    check.fail(f"{at}{keys[0]}", "is a TODO left by `auditor profile draft`; settle it "
+               f"(write the value it asks for){more}")
 
 
 class _Checker:

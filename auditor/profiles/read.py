@@ -437,8 +437,9 @@ def _hand_lists(out: Translated, number: int, export: Export, raw: pl.DataFrame,
         cells_of = _list_cells(raw, typed, source, name)
         found = hands_of(cells_of, source.lists, separator)
         # said on every read: a read in parts holds each row once (by its table)
+        # (a list column's cells are never bad: only text cells are cast to be said)
         for line, cell in zip(lines.filter(found["bad"]).to_list(),
-                              cells_of.cast(pl.String).filter(found["bad"]).to_list(),
+                              cells_of.filter(found["bad"]).cast(pl.String).to_list(),
                               strict=True):
             export.problems.append(_list_problem(source, name, line, cell))
         bad = bad | found["bad"]
