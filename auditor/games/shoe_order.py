@@ -291,7 +291,7 @@ def new_deck_runs(cards: pl.DataFrame, m: int) -> pl.DataFrame:
               & (pl.col("link") != previous))
     # a suit of one card between two changes of suit is no deck's order
     twice = (pl.col("link") == _CHANGE) & (previous == _CHANGE)
-    broken = (pl.col("link") == _NONE) | turned | twice
+    broken = (pl.col("link") == _NONE) | turned.fill_null(False) | twice.fill_null(False)
     runs = (
         links.with_columns(broken.alias("broken"))
         # the run of links a card starts: the links from a card up to the next break; a
