@@ -25,7 +25,7 @@ def repeated_order(cards: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
 REPEATED = register(
     Rule(
         "BJ106",
-        "shoe-repeats-another-shoes-order",
+        "shoe-repeats-order-of-another-shoe",
         "A shoe repeats a run of another shoe's card order",
         "9 NYCRR 5324.10(j)",
         "error",
@@ -60,7 +60,7 @@ def new_deck_order(ctx: GameContext) -> pl.DataFrame:
 NEW_DECK = register(
     Rule(
         "BJ107",
-        "cards-in-new-deck-order",
+        "cards-dealt-in-new-deck-order",
         "A shoe deals a run of cards in a new deck's order",
         "9 NYCRR 5324.10(j)",
         "error",
@@ -69,7 +69,7 @@ NEW_DECK = register(
         "order (`order_runs.new_deck`): each suit A to K or K to A, a suit's last card "
         "followed by the first of another suit. Decks put in the shoe unshuffled deal such "
         "runs; a shuffled shoe deals one by chance less than once in a million over a year "
-        "of 200 tables dealing 12 shoes a day (E = 2.8e-8; docs/checked/shoe-order.md). "
+        "of 200 tables dealing 12 shoes a day (E = 2.9e-8; docs/checked/shoe-order.md). "
         "One finding per run, at its first card. Not judged on a table whose log records "
         "cards by value only (format 1.3). The order of the previous shoe's discards is "
         "not recorded by a hand history, so a shoe dealt in that order is found by BJ106 "
