@@ -24,6 +24,7 @@ from __future__ import annotations
 import polars as pl
 
 from ..ingest import vocabulary as v
+from ..scope import IN_SCOPE
 
 SHOE = ["table_id", "shoe_id"]
 FULL_CARDS = 52  # codes below this are full cards
@@ -71,9 +72,11 @@ def runs_of(params: dict) -> dict[str, int]:
 
 def shoe_cards(events: pl.DataFrame, runs: dict[str, int]) -> pl.DataFrame:
     """One row per card and burn row with a card, in seq order within each table: table_id,
-    shoe_id, seq, time, `code` and `by_value` (its table's log holds a card known by value
-    only), with the run lengths in force (`k`, `kv`: columns, so that the evidence of parts
-    audited apart carries them)."""
+    shoe_id, seq, time, `code`, `audited` (the row is audited, not context), file_id and
+    line (where a finding of the store points), `by_value` (its table's log holds a card
+    known by value only), with the run lengths in force (`k`, `kv`: columns, so that the
+    evidence of parts audited apart carries them)."""
+    audited = pl.col(IN_SCOPE) if IN_SCOPE in events.columns else pl.lit(True)
     rows = (
         events.lazy()
         .filter(pl.col("event").is_in(["card", "burn"]) & pl.col("card").is_not_null())
@@ -83,6 +86,9 @@ def shoe_cards(events: pl.DataFrame, runs: dict[str, int]) -> pl.DataFrame:
             "seq",
             "time",
             code(pl.col("card")).alias("code"),
+            audited.alias("audited"),
+            "file_id",
+            "line",
         )
         .drop_nulls("code")
     )
@@ -127,29 +133,35 @@ def _packed(cards: pl.DataFrame, symbol: pl.Expr, bits: int, k: int) -> list[pl.
 
 def _matches(cards: pl.DataFrame, symbol: pl.Expr, bits: int, k: int,
              sides: pl.Expr) -> pl.DataFrame:
-    """(sid, pos, sid_b, pos_b): each place where the k cards from `pos` of shoe `sid` are
-    the k cards from `pos_b` of another shoe `sid_b` (sid < sid_b), among the rows where
-    `sides` holds."""
+    """(sid, pos, sid_b, pos_b): places where the k cards from `pos` of shoe `sid` are the
+    k cards from `pos_b` of another shoe `sid_b` (sid < sid_b), among the rows where
+    `sides` holds. Each place of a key is paired with the place before it (by shoe and
+    place) in another shoe, not with every other: a log holding one shoe many times
+    gives pairs in proportion to its cards, not to their square, and every shoe that
+    repeats another is still paired with one."""
+    schema = {"sid": pl.Int64, "pos": pl.Int64, "sid_b": pl.Int64, "pos_b": pl.Int64}
     if cards.height < k:
-        return pl.DataFrame(schema={"sid": pl.Int64, "pos": pl.Int64, "sid_b": pl.Int64,
-                                    "pos_b": pl.Int64})
+        return pl.DataFrame(schema=schema)
     words = _packed(cards, symbol, bits, k)
     keys = [f"w{i}" for i in range(len(words))]
-    grams = (
+    return (
         cards.lazy()
         .with_columns(words)
         .filter((pl.col("pos") + k <= pl.col("length")) & sides)
         .select("sid", "pos", *keys)
         # a run that comes again within its own shoe is no repeat of another shoe: only
-        # keys held by two shoes or more are joined
+        # keys held by two shoes or more are paired
+        .filter(pl.struct(keys).is_duplicated())
         .filter(pl.col("sid").n_unique().over(keys) > 1)
+        .sort(*keys, "sid", "pos")
+        .with_columns(pl.col("sid").shift(1).over(keys).alias("before"),
+                      pl.col("pos").shift(1).over(keys).alias("before_pos"))
+        .filter(pl.col("before").is_not_null() & (pl.col("before") != pl.col("sid")))
+        .select(pl.col("before").alias("sid"), pl.col("before_pos").alias("pos"),
+                pl.col("sid").alias("sid_b"), pl.col("pos").alias("pos_b"))
         .collect()
+        .cast(schema)
     )
-    if grams.is_empty():
-        return grams.select("sid", "pos").with_columns(
-            pl.lit(None, pl.Int64).alias("sid_b"), pl.lit(None, pl.Int64).alias("pos_b"))
-    pairs = grams.join(grams.rename({"sid": "sid_b", "pos": "pos_b"}), on=keys)
-    return pairs.filter(pl.col("sid") < pl.col("sid_b")).select("sid", "pos", "sid_b", "pos_b")
 
 
 def _runs(pairs: pl.DataFrame, k: int) -> pl.DataFrame:
@@ -238,8 +250,15 @@ def _placed(numbered: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
 
 def repeated_findings(runs: pl.DataFrame, citation_label: str, why: str) -> pl.DataFrame:
     """Check rows of the repeated runs: one per pair of shoes, at the later shoe's first
-    card of the run."""
+    card of the run. Runs found through the store (`run_b`: the earlier run, `run_day_b`
+    the day it ran) name that run instead of the other shoe's seq."""
     compared = pl.when(pl.col("by_value")).then(pl.lit(" values")).otherwise(pl.lit(" cards"))
+    if "run_b" in runs.columns:
+        where_b = pl.format("audited by run {} on {}", "run_b", "run_day_b")
+        observed_b = pl.format(" of run {}", "run_b")
+    else:
+        where_b = pl.format("seq {}", "seq_b")
+        observed_b = pl.lit("")
     return runs.select(
         "table_id",
         "shoe_id",
@@ -247,14 +266,15 @@ def repeated_findings(runs: pl.DataFrame, citation_label: str, why: str) -> pl.D
         "seq",
         pl.format(
             "Shoe {} of table {} repeats, from its card {} (seq {}), {}{} in the order of "
-            "shoe {} of table {} from its card {} (seq {}); {} {}.",
+            "shoe {} of table {} from its card {} ({}); {} {}.",
             "shoe_id", "table_id", "card", "seq", "cards", compared, "shoe_id_b",
-            "table_id_b", "card_b", "seq_b", pl.lit(citation_label), pl.lit(why),
+            "table_id_b", "card_b", where_b, pl.lit(citation_label), pl.lit(why),
         ).alias("message"),
         pl.format("no run of {} or more{} of another shoe's order", "k", compared)
         .alias("expected"),
-        pl.format("{}{} in the order of shoe {} (table {}) from its card {}", "cards",
-                  compared, "shoe_id_b", "table_id_b", "card_b").alias("observed"),
+        pl.format("{}{} in the order of shoe {} (table {}{}) from its card {}", "cards",
+                  compared, "shoe_id_b", "table_id_b", observed_b, "card_b")
+        .alias("observed"),
     )
 
 

@@ -17,9 +17,15 @@ def order_evidence(ctx: GameContext) -> pl.DataFrame:
     return shoe_order.evidence(ctx)
 
 
-def repeated_order(cards: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
+def repeated_order(cards: pl.DataFrame, house: HouseRules | None) -> pl.DataFrame:
+    """BA108's check rows from the shoes' cards of every part."""
+    return repeated_in(shoe_order.repeated_runs(cards))
+
+
+def repeated_in(runs: pl.DataFrame) -> pl.DataFrame:
+    """The check rows of repeated runs found (within the log, or through the store)."""
     return shoe_order.repeated_findings(
-        shoe_order.repeated_runs(cards), "(f)(9)", "re-shuffles the cards after each shoe")
+        runs, "(f)(9)", "re-shuffles the cards after each shoe")
 
 
 REPEATED = register(

@@ -17,9 +17,15 @@ def order_evidence(ctx: GameContext) -> pl.DataFrame:
     return shoe_order.evidence(ctx)
 
 
-def repeated_order(cards: pl.DataFrame, house: HouseRules) -> pl.DataFrame:
+def repeated_order(cards: pl.DataFrame, house: HouseRules | None) -> pl.DataFrame:
+    """BJ106's check rows from the shoes' cards of every part."""
+    return repeated_in(shoe_order.repeated_runs(cards))
+
+
+def repeated_in(runs: pl.DataFrame) -> pl.DataFrame:
+    """The check rows of repeated runs found (within the log, or through the store)."""
     return shoe_order.repeated_findings(
-        shoe_order.repeated_runs(cards), "(j)", "reshuffles the cards after the cover-card round")
+        runs, "(j)", "reshuffles the cards after the cover-card round")
 
 
 REPEATED = register(
