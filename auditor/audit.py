@@ -79,6 +79,9 @@ class AuditResult:
     # columns are the format's); another log's coverage may be applied to them with it
     # (Coverage.keep(findings.with_columns(parts)))
     parts: pl.Series | None = None
+    # every card of every shoe in order, per game (games.shoe_order.shoe_cards, with
+    # `game`): what the store's prints of the shoes are made from (store.prints)
+    shoe_cards: pl.DataFrame | None = None
 
     @property
     def scope(self) -> Scope:
@@ -508,6 +511,7 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
     # every part is in: the worker's memory goes before the findings' shoes are replayed
     worker.stop()
     found += _judged_across(evidence, places, house, log)
+    shoe_cards = _shoe_cards(evidence)
     if len(parts) > 1:
         kept = totals.kept_audited
         for game in GAMES:
@@ -532,7 +536,19 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
         findings = quiet(export, findings)
     findings = fnd.order(relocated(findings, log))
     return AuditResult(totals, findings.drop(fnd.PART), house, rs, on, applied, contexts, plan,
-                       coverage, export, findings[fnd.PART])
+                       coverage, export, findings[fnd.PART], shoe_cards)
+
+
+# the rules whose evidence is every shoe's cards in order, by game
+ORDER_RULES = {"baccarat": "BA108", "blackjack": "BJ106"}
+
+
+def _shoe_cards(evidence: dict[str, list[pl.DataFrame]]) -> pl.DataFrame | None:
+    """The shoes' cards of every part (the evidence of the repeated-order rules), with
+    their game."""
+    frames = [pl.concat(evidence[rule]).with_columns(pl.lit(game).alias("game"))
+              for game, rule in ORDER_RULES.items() if evidence.get(rule)]
+    return pl.concat(frames) if frames else None
 
 
 def _refuse_empty(log: Log, export: Translated | None) -> None:

@@ -331,6 +331,7 @@ def audit(logs, house_path, out, fail_on, rulesets_root, no_report, paper, detai
                 _said_where(exc, f"the work folder {workdir or tempfile.gettempdir()}",
                             "reading the logs", "nothing was audited")
                 raise
+        _judge_order(recorder, result, progress)
         if not quiet and result.plan is not None:
             if sys.stderr.isatty():
                 click.echo("", err=True)
@@ -469,6 +470,16 @@ def _store(url: str | None):
         return open_for_audit(url)
     except StoreError as exc:
         raise Failure(f"--store: {exc}") from None
+
+
+def _judge_order(recorder, result, progress) -> None:
+    """With --store, tonight's shoes against the prints of earlier runs (BA108, BJ106)."""
+    from .store import StoreError
+
+    try:
+        recorder.judge_order(result, progress)
+    except StoreError as exc:
+        raise Failure(f"--store: {exc}; nothing was written to the store") from None
 
 
 def _compare(recorder, summary: dict, findings, staged: Path, out: Path) -> None:

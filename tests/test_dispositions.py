@@ -124,9 +124,9 @@ def test_a_version_1_store_is_upgraded_in_place(store_url, tmp_path, monkeypatch
     # this auditor opens it: upgraded in place, the run and its findings kept
     record.open_for_audit(store_url).store.close()
     with raw.connect() as conn:
-        assert schema.version(conn) == schema.latest() == 4
+        assert schema.version(conn) == schema.latest() == 5
         versions = conn.execute(sa.text("SELECT version FROM schema_version ORDER BY 1"))
-        assert list(versions.scalars()) == [1, 2, 3, 4]
+        assert list(versions.scalars()) == [1, 2, 3, 4, 5]
         columns = {c["name"] for c in sa.inspect(conn).get_columns("dispositions")}
         indexed = {tuple(i["column_names"]) for i in sa.inspect(conn).get_indexes("dispositions")}
         runs = conn.execute(sa.select(schema.runs.c.run_id)).scalars().all()

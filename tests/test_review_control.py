@@ -481,7 +481,7 @@ def test_a_version_3_store_is_upgraded_to_four_eyes_and_sign_offs(
     app = apps(url, team, four_eyes=True)  # upgrades it
     store = connect(url)
     with store.begin() as conn:
-        assert schema.version(conn) == schema.latest() == 4
+        assert schema.version(conn) == schema.latest() == 5
         columns = {c["name"] for c in sa.inspect(conn).get_columns("signoffs")}
         [kept] = dsp.history(conn, finding)
     store.close()

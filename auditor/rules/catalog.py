@@ -11,6 +11,7 @@ from .baccarat import (  # noqa: F401 - each module registers its rules
     outcome,
     payouts,
     shoe,
+    shoe_order,
     wagers,
 )
 from .blackjack import (  # noqa: F401 - each module registers its rules
@@ -28,6 +29,9 @@ from .blackjack import (  # noqa: F401 - named apart from the baccarat modules o
 )
 from .blackjack import (  # noqa: F401
     net as blackjack_net,
+)
+from .blackjack import (  # noqa: F401
+    shoe_order as blackjack_shoe_order,
 )
 from .registry import REGISTRY
 

@@ -158,7 +158,7 @@ import polars as pl
 from ..house import BACCARAT_DEFAULTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
-from .common import TableRounds, dealer_on, offset_text, truth_frame
+from .common import OrderPlants, TableRounds, dealer_on, offset_text, truth_frame
 
 __all__ = [
     "DEFAULT_START",
@@ -233,6 +233,10 @@ FAULT_KINDS: dict[str, str] = {
     "BA904": "round_beyond_shoe",
 }
 _ORDER = {kind: i for i, kind in enumerate(FAULT_KINDS)}
+# Shuffles that did not happen, planted only on request (simulate's `order_faults`;
+# common.OrderPlants): not queued with the kinds above, so the logs without them are as before
+ORDER_KINDS = {"shoe_reused": "BA108", "decks_unshuffled": "BA109"}
+
 SHOE_START_KINDS = ("BA101", "BA104", "BA106", "BA604", "BA904")
 # The right remedies of the irregularities (i)(1)-(4), planted only in logs with faults, in
 # rounds without one: truth rows with no rule id, in whose rounds no rule finds anything
@@ -705,6 +709,9 @@ class _Table:
             break
         if ending is not None:
             shoe = ending[2]
+        order_kind, order_note = None, ""
+        if kind is None and ending is None:
+            shoe, order_kind, order_note = self.sim.order.plant(shoe, self.table_id)
         burn_delta = 0
         if kind == "BA101":
             self.decks = FAULT_DECKS
@@ -753,6 +760,10 @@ class _Table:
         elif kind == "BA904":
             self.cover, self.exhaust_round, _ = ending
             self.card_faults_ok = False
+        if order_kind is not None:
+            rule = ORDER_KINDS[order_kind]
+            self.sim.truth.append(_Truth(self.table_id, self.shoe_id, None, order_kind, rule,
+                                         order_note))
         self.round_began = self.clock
         self._emit(rows, 0, truths)
         self.clock += 10
@@ -1946,8 +1957,10 @@ class Simulation:
 
 
 class _Simulator(TableRounds):
-    def __init__(self, rounds: int, tables: int, seed: int, faults: float, start: datetime):
+    def __init__(self, rounds: int, tables: int, seed: int, faults: float, start: datetime,
+                 order_faults: Iterable[str] = ()):
         self.rng = random.Random(seed)
+        self.order = OrderPlants(order_faults, seed)
         on: date = start.date()
         self.rules = _Rules(load_rulesets().params("baccarat", on=on))
         self.planner = _Planner(faults, rounds)
@@ -2029,12 +2042,16 @@ def simulate(
     seed: int = 0,
     faults: float = 0.0,
     start: datetime = DEFAULT_START,
+    order_faults: Iterable[str] = (),
 ) -> Simulation:
     """Simulate `rounds` rounds of baccarat over `tables` tables (see the module docstring).
 
     `faults` is the share of rounds that get a planted fault (0 gives a clean
     log); `start` is when the first table opens (its UTC offset is written
     on every timestamp; a naive datetime writes local time without one).
+    `order_faults`: shuffles that did not happen to plant besides, of
+    common.ORDER_FAULTS (`shoe_reused`, `decks_unshuffled`; ORDER_KINDS names their
+    rules), in turn in about 3 shoes in 10 after each table's first; none unless asked.
     """
     if rounds < 0:
         raise ValueError("rounds must be 0 or more")
@@ -2042,7 +2059,7 @@ def simulate(
         raise ValueError("tables must be 1 or more")
     if not 0.0 <= faults <= 1.0:
         raise ValueError("faults must be a share from 0 to 1")
-    sim = _Simulator(rounds, tables, seed, faults, start)
+    sim = _Simulator(rounds, tables, seed, faults, start, order_faults)
     sim.run()
     house = {
         "commission_percent": COMMISSION_PERCENT,

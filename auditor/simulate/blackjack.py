@@ -173,7 +173,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -185,7 +185,7 @@ from ..house import BLACKJACK_DEFAULTS, RESPLIT_PLACEMENTS
 from ..ingest import vocabulary as v
 from ..rulesets import load_rulesets
 from .baccarat import DEFAULT_START, Simulation
-from .common import TableRounds, dealer_on, offset_text, truth_frame
+from .common import OrderPlants, TableRounds, dealer_on, offset_text, truth_frame
 
 __all__ = [
     "DEFAULT_START",
@@ -242,6 +242,9 @@ FAULT_KINDS: dict[str, str] = {
 }
 _ORDER = {kind: i for i, kind in enumerate(FAULT_KINDS)}
 SHOE_KINDS = frozenset({"BJ102", "BJ104"})
+# Shuffles that did not happen, planted only on request (simulate's `order_faults`;
+# common.OrderPlants): not queued with the kinds above, so the logs without them are as before
+ORDER_KINDS = {"shoe_reused": "BJ106", "decks_unshuffled": "BJ107"}
 _CO_PATRON_KINDS = frozenset({"BJ601", "BJ602", "BJ603", "BJ604"})
 _DOUBLE_KINDS = frozenset({"BJ202", "BJ203", "BJ205", "BJ808"})
 _CO_PATRON_REMEDIES = frozenset({"remedied_decisions_by_highest_wager"})
@@ -744,6 +747,9 @@ class _Table:
         self.shoe_decks = decks
         shoe = [c for c in range(52) for _ in range(decks)]
         rng.shuffle(shoe)
+        order_kind = None
+        if kind is None:
+            shoe, order_kind, order_note = self.sim.order.plant(shoe, self.table_id)
         self.shoe = shoe
         self.seen = [0] * 52
         self._mark()
@@ -756,6 +762,9 @@ class _Table:
                 f"shoe of {decks} decks where the table's optional wagers need {self.min_decks}",
                 round_no=None,
             )
+        if order_kind is not None:
+            self.sim.truth.append(_Truth(self.table_id, self.shoe_id, None, None, order_kind,
+                                         ORDER_KINDS[order_kind], order_note))
         self._put(E_BURN, card=shoe[0])
         self.seen[shoe[0]] += 1
         self.pos = 1
@@ -2083,8 +2092,10 @@ class _Simulator(TableRounds):
         start: datetime,
         beside: bool = False,
         co_patrons: bool = True,
+        order_faults: Iterable[str] = (),
     ):
         self.rng = random.Random(seed)
+        self.order = OrderPlants(order_faults, seed)
         self.co_patrons = co_patrons
         on: date = start.date()
         self.params = load_rulesets().params("blackjack", on=on)
@@ -2194,6 +2205,7 @@ def simulate(
     start: datetime = DEFAULT_START,
     resplit_hand_placement: str | None = None,
     co_patrons: bool = True,
+    order_faults: Iterable[str] = (),
 ) -> Simulation:
     """Simulate `rounds` rounds of blackjack over `tables` tables (see the module docstring).
 
@@ -2206,6 +2218,9 @@ def simulate(
     `Simulation.house` is the [blackjack] section the tables override.
     `co_patrons=False` deals one patron a box, as a simulator does (no co-patron, and none
     of the faults or remedies that need one: BJ601-BJ604).
+    `order_faults`: shuffles that did not happen to plant besides, of
+    common.ORDER_FAULTS (`shoe_reused`, `decks_unshuffled`; ORDER_KINDS names their
+    rules), in turn in about 3 shoes in 10 after each table's first; none unless asked.
     """
     if rounds < 0:
         raise ValueError("rounds must be 0 or more")
@@ -2216,7 +2231,7 @@ def simulate(
     if resplit_hand_placement not in (None, *RESPLIT_PLACEMENTS):
         raise ValueError("resplit_hand_placement must be one of " + ", ".join(RESPLIT_PLACEMENTS))
     beside = resplit_hand_placement == "beside"
-    sim = _Simulator(rounds, tables, seed, faults, start, beside, co_patrons)
+    sim = _Simulator(rounds, tables, seed, faults, start, beside, co_patrons, order_faults)
     sim.run()
     house = dict(BLACKJACK_DEFAULTS)
     if resplit_hand_placement is not None:

@@ -47,6 +47,35 @@ class Recorder:
         self.started_at = utc_now()
         self.run_id = new_run_id(self.started_at)
         self.run: Run | None = None
+        self.prints = None  # tonight's shoe prints (store.prints), kept with the run
+
+    def judge_order(self, result, progress: Callable[[str], None] = lambda _: None) -> None:
+        """Tonight's shoes against the prints of every shoe of earlier runs (BA108, BJ106
+        across nights): the repeats found join the run's findings; tonight's prints are
+        kept to land with the run."""
+        from . import prints as shoe_prints
+
+        cards = result.shoe_cards
+        if cards is None or cards.is_empty():
+            return
+        progress("comparing the shoes with the store's prints")
+        self.prints = shoe_prints.prints_of(cards)
+        with self.store.begin() as conn:
+            found = shoe_prints.repeats(conn, self.prints, cards)
+        if found.is_empty():
+            return
+        extra = order_findings(found, cards, result.totals.files)
+        if extra.is_empty():
+            return
+        from .. import findings as fnd
+
+        # each finding's rule part (none for a repeat) kept in the findings' order
+        parts = (result.parts if result.parts is not None
+                 else pl.Series(fnd.PART, [None] * result.findings.height, pl.String))
+        both = fnd.order(pl.concat([
+            result.findings.with_columns(parts.alias(fnd.PART)),
+            extra.with_columns(pl.lit(None, pl.String).alias(fnd.PART))]))
+        result.findings, result.parts = both.drop(fnd.PART), both[fnd.PART]
 
     def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path,
                 recorded_as: Path | None = None) -> None:
@@ -70,10 +99,42 @@ class Recorder:
     def land(self, before_commit: Callable[[], None] = lambda: None) -> None:
         """The run into the store; `before_commit` (the run's folder put in place) runs
         last inside its transaction, so that the two happen together."""
+        tonight = self.prints
+
+        def keep_prints(conn: sa.engine.Connection) -> None:
+            if tonight is not None:
+                from . import prints as shoe_prints
+
+                shoe_prints.write(conn, self.run.run_id, tonight)
+
         try:
-            write(self.store, self.run, before_commit)
+            write(self.store, self.run, before_commit, keep_prints)
         finally:
             self.store.close()
+
+
+def order_findings(found: pl.DataFrame, cards: pl.DataFrame, files: list) -> pl.DataFrame:
+    """The findings of repeats found through the store, located at tonight's card where
+    each run starts (only where that card is audited, not context)."""
+    from .. import findings as fnd
+    from ..audit import ORDER_RULES
+    from ..rules.baccarat import shoe_order as baccarat_order
+    from ..rules.blackjack import shoe_order as blackjack_order
+    from ..rules.catalog import REGISTRY
+
+    checks = {"baccarat": baccarat_order.repeated_in, "blackjack": blackjack_order.repeated_in}
+    places = cards.select("table_id", "shoe_id", "seq", "game", "audited", "file_id", "line")
+    found = (
+        found.join(places, on=["table_id", "shoe_id", "seq"], how="inner")
+        .filter(pl.col("audited"))
+        .with_columns(pl.col("run_began_b").dt.strftime("%Y-%m-%d").alias("run_day_b"))
+    )
+    rows = [fnd.from_check(REGISTRY.get(rule), checks[game](found.filter(pl.col("game") == game)),
+                           game)
+            for game, rule in ORDER_RULES.items()]
+    located = fnd.located(pl.concat(rows), places.select("table_id", "seq", "file_id", "line"),
+                          files)
+    return located
 
 
 def open_for_audit(url: str | None) -> Recorder | NoStore:

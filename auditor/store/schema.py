@@ -35,6 +35,10 @@
   by disposition then, as JSON, and a note); withdrawn (when, by whom, why) when a
   finding of the run changes afterwards. A run has at most one sign-off not withdrawn (a
   partial unique index).
+- `shoe_prints` (version 5): a bounded print of each shoe a run audited, so that later runs
+  compare their shoes with it (BA108, BJ106 across nights; store.prints): the shoe's cards,
+  one byte a card, and its winnowed gram hashes (sorted UInt32 bytes), with whether it is
+  printed on values (a table whose log records cards by value only).
 - `schema_version`: the versions applied, one row each.
 
 The store upgrades itself: `migrate` applies, in one transaction and under a lock, every
@@ -262,6 +266,19 @@ review_events = sa.Table(
     sa.Index("review_events_reviewer", "reviewer", "at"),
 )
 
+shoe_prints = sa.Table(
+    "shoe_prints",
+    metadata,
+    sa.Column("print_id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id"), nullable=False),
+    sa.Column("table_id", sa.Text, nullable=False),
+    sa.Column("shoe_id", sa.Text, nullable=False),
+    sa.Column("game", sa.String(16), nullable=False),
+    sa.Column("by_value", sa.Boolean, nullable=False),
+    sa.Column("cards", sa.LargeBinary, nullable=False),  # one byte a card (shoe_order codes)
+    sa.Column("hashes", sa.LargeBinary, nullable=False),  # sorted UInt32, little-endian
+)
+
 APPEND_ONLY = "review_events is append-only: its rows are never changed or removed"
 
 
@@ -308,6 +325,10 @@ def _create_v4(conn: Connection) -> None:
     metadata.create_all(conn, tables=[signoffs])
 
 
+def _create_v5(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[shoe_prints])
+
+
 # (version, what it does, the step): applied in order, each once
 MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
     (1, "runs, inputs, run_tables, run_dealers and findings", _create_v1),
@@ -316,6 +337,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
      _create_v3),
     (4, "four eyes (dispositions proposed, approved, rejected) and signoffs of runs",
      _create_v4),
+    (5, "shoe_prints: each shoe's order, to find a shoe repeated on a later night",
+     _create_v5),
 ]
 
 

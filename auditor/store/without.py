@@ -16,6 +16,9 @@ from . import compare as cmp
 
 
 class NoStore:
+    def judge_order(self, result, progress=None) -> None:
+        """Without a store, shoes are compared within the log and its context only."""
+
     def prepare(self, summary: dict[str, Any], findings: pl.DataFrame, out: Path,
                 recorded_as: Path | None = None) -> None:
         cmp.forget(out)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from sqlalchemy.engine import Connection
 
 from . import StoreError
 from .engine import Store
@@ -158,7 +159,8 @@ def finding_rows(run: Run) -> Iterator[list[dict[str, Any]]]:
         yield [{"run_id": run.run_id, **row} for row in batch.iter_rows(named=True)]
 
 
-def write(store: Store, run: Run, before_commit: Callable[[], None] = lambda: None) -> None:
+def write(store: Store, run: Run, before_commit: Callable[[], None] = lambda: None,
+          also: Callable[[Connection], None] = lambda conn: None) -> None:
     """The run, whole, in one transaction: nothing of it lands if any part fails;
     `before_commit` runs last within it (a failure there lands nothing either). Its
     `finished_at` is set last, just before the commit: a run that began after that time
@@ -176,6 +178,7 @@ def write(store: Store, run: Run, before_commit: Callable[[], None] = lambda: No
                 conn.execute(table.insert(), rows)
         for batch in finding_rows(run):
             conn.execute(findings.insert(), batch)
+        also(conn)  # what else the run keeps (its shoes' prints)
         before_commit()
         landed = runs.update().where(runs.c.run_id == run.run_id)
         conn.execute(landed.values(finished_at=utc_now()))
