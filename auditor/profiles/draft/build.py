@@ -22,7 +22,7 @@ from . import roles as r
 from . import synonyms
 from .notation import Todo, card_notation, counted, list_syntax, none_tokens, timestamp_format
 from .sample import Sample, sample
-from .vocabulary import value_map
+from .vocabulary import TARGETS, value_map
 
 
 class DraftError(Exception):
@@ -166,18 +166,34 @@ def _layout(s: Sample, game: str | None) -> tuple[str | None, str | None, str]:
     has = {role for roles in named.values() for role in roles}
     card_columns = [n for n in s.header if synonyms.card_column(n)
                     and r.fits("card", shapes[n])]
-    if "event" in has:
-        column = next(n for n, roles in named.items() if "event" in roles)
-        return "events", game, f"one row per event: `{column}` names each row's event"
+    events = [n for n, roles in named.items() if "event" in roles
+              and _known_share(shapes[n], "event") >= 0.5]
+    if events:
+        share = _known_share(shapes[events[0]], "event")
+        return "events", game, (f"one row per event: `{events[0]}` names each row's event "
+                                f"({share:.0%} of its distinct words are event names)")
     if len(card_columns) >= 4:
         return ("coups", game or "baccarat",
                 f"one row per baccarat coup: the hands' card columns {', '.join(card_columns)}")
     if {"cards", "dealer_cards"} <= has:
         return ("coups", game or "blackjack", "one row per blackjack box (or hand): the "
                 "box's cards and the dealer's cards as lists in each row")
-    if {"bet", "amount"} <= has and "card" not in has:
-        return "wagers", game, "one row per wager: a bet and an amount in each row, no cards"
+    bets = [n for n, roles in named.items() if "bet" in roles
+            and _known_share(shapes[n], "bet") >= 0.5]
+    if bets and "amount" in has and "card" not in has:
+        return "wagers", game, (f"one row per wager: a bet (`{bets[0]}`) and an amount in "
+                                "each row, no cards")
     return None, game, ""
+
+
+def _known_share(s: r.Shape, column: str) -> float:
+    """The share of a column's distinct words that the synonym table (or the format)
+    knows as values of `column`."""
+    if not s.values:
+        return 0.0
+    known = synonyms.words(column)
+    own = set(TARGETS[column])
+    return sum(1 for w in s.values if w in own or synonyms.fold(w) in known) / len(s.values)
 
 
 def _source(name: str, members: list[Sample], layout: str | None, kind_game: str | None,
@@ -211,7 +227,8 @@ def _source(name: str, members: list[Sample], layout: str | None, kind_game: str
         return src
     src.head.append(Line("layout", layout, why))
     if s.format == "csv" and s.delimiter != ",":
-        src.head.append(Line("delimiter", s.delimiter, "csv.Sniffer, on the first lines"))
+        src.head.append(Line("delimiter", s.delimiter, f"csv.Sniffer; {s.rows:,} sampled "
+                             f"rows split into the header's {len(s.header)} fields"))
     kind = f"coups:{kind_game}" if layout == "coups" else layout
     allowed = set(_READ[kind]) | set(_LAYOUT_COLUMNS[layout])
     found = r.assign(shapes, allowed)
@@ -418,7 +435,8 @@ def _cards(src: SourceDraft, s: Sample, found: r.Roles, columns: dict[str, str],
                 cells.update(dict(kept.value_counts().iter_rows()) if kept.len() else {})
             lines.append(Line(hand, names if len(names) == 3 else Todo(
                 f"the {hand}'s three card columns, in the order dealt (found: "
-                f"{', '.join(names) or 'none'})"), "" if len(names) == 3 else ""))
+                f"{', '.join(names) or 'none'})"),
+                f"the headers name the {hand}'s cards 1, 2, 3" if len(names) == 3 else ""))
     elif layout == "coups" and kind_game == "blackjack":
         for key in ("cards", "dealer_cards"):
             if key in columns:
