@@ -258,7 +258,12 @@ def _source(name: str, members: list[Sample], layout: str | None, kind_game: str
     _columns(src, s, shapes, found, columns, layout, kind_game, game)
     _values(src, s, columns, layout, kind_game)
     _cards(src, s, found, columns, layout, kind_game)
-    unread = [n for n in found.unread if n not in columns.values()]
+    read = {*columns.values(), *(n for hand in found.card_columns.values()
+                                 for n in hand.values()),
+            *(n for names in found.clashes.values() for n in names)}
+    if layout == "events" and found.repeat_key:
+        read.add(found.repeat_key)
+    unread = [n for n in s.header if n not in read]
     if unread:
         src.notes.append("columns no role was found for, left unread (map any the audit "
                          "should read): " + ", ".join(f"`{n}`" for n in unread))
