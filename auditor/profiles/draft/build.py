@@ -363,11 +363,43 @@ def _columns(src: SourceDraft, s: Sample, shapes, found: r.Roles, columns: dict[
         lines["game"] = Line("game", {"value": kind_game},
                              "from the layout" if game is None else "--game")
     elif layout == "events" and "game" not in lines:
-        lines["game"] = Line("game", {"value": game} if game else {"value": Todo(
+        told, why = (game, "--game") if game else _game_by_words(s, columns)
+        lines["game"] = Line("game", {"value": told} if told else {"value": Todo(
             "baccarat or blackjack: no column gives the game (or draft with --game)")},
-            "a constant: no column gives the game" if game else "")
+            f"a constant: no column gives the game; {why}" if told else why)
     _required(src, layout, lines, s.header)
     src.columns = [lines[k] for k in sorted(lines, key=_ORDER.index)]
+
+
+# Words only one game's rows take: by column, the format's word and its game
+_GAME_WORDS = {
+    "bet": {**{b: "baccarat" for b in v.BACCARAT_BETS},
+            **{b: "blackjack" for b in v.BLACKJACK_BETS}},
+    "target": {"player": "baccarat", "banker": "baccarat", "dealer": "blackjack",
+               "seat": "blackjack"},
+    "winner": dict.fromkeys(v.WINNERS, "baccarat"),
+}
+
+
+def _game_by_words(s: Sample, columns: dict[str, str]) -> tuple[str | None, str]:
+    """The game of an events source with no game column, where its words tell one game
+    only: (game, evidence); (None, what was seen) where they tell none or both."""
+    seen: dict[str, set[str]] = {}
+    for column, games in _GAME_WORDS.items():
+        if column not in columns:
+            continue
+        known = synonyms.words(column)
+        for value in s.frame.get_column(columns[column]).drop_nulls().unique().to_list():
+            target = value if value in games else known.get(synonyms.fold(value))
+            if target in games:
+                seen.setdefault(games[target], set()).add(f"{column} `{value}`")
+    if len(seen) == 1:
+        game, words = next(iter(seen.items()))
+        return game, f"only {game}'s words are seen: " + ", ".join(sorted(words)[:4])
+    if len(seen) > 1:
+        return None, "words of both games are seen (" + "; ".join(
+            f"{g}: {', '.join(sorted(w)[:2])}" for g, w in seen.items()) + ")"
+    return None, "no word tells the game"
 
 
 def _required(src: SourceDraft, layout: str | None, lines: dict[str, Line],
