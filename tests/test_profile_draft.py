@@ -404,3 +404,25 @@ def test_blackjack_coups_with_list_columns_are_drafted_and_checked(tmp_path, kin
     assert "lists" not in source and source["cards"]["notation"] == "rank_suit"
     assert source["columns"]["cards"] == "Cards"
     assert source["values"]["action"]["HIT"] == "hit"
+
+
+def test_a_feed_without_a_game_column_takes_the_game_its_words_tell(tmp_path):
+    lines = gzip.decompress((EXPORTS / "feed" / "feed-baccarat.jsonl.gz").read_bytes())
+    path = tmp_path / "feed.jsonl"
+    path.write_bytes(lines.replace(b'"Game":"BAC",', b""))
+    written = text(draft([str(path)]))
+    source, = tomllib.loads(written)["source"]
+    assert source["columns"]["game"] == {"value": "baccarat"}
+    assert "only baccarat's words are seen: bet `BNK`" in written
+    assert text(draft([str(path)], game="blackjack")).count('game = { value = "blackjack" }')
+
+
+def test_columns_no_role_was_found_for_are_listed_unread(tmp_path):
+    path = tmp_path / "wagers.csv"
+    path.write_text("Table,Shoe,Round,Box,Bet,Amount,Paid,Notes\n"
+                    "T1,S1,1,2,banker,10.0,,x\nT1,S1,2,3,player,20.0,20.0,y\n")
+    written = text(draft([str(path)]))
+    source, = tomllib.loads(written)["source"]
+    assert source["layout"] == "wagers" and source["join"] == "round"
+    assert source["columns"]["pay"] == "Paid" and "left unread" in written
+    assert "`Notes`" in written
