@@ -81,7 +81,7 @@ def test_a_sample_drafted_and_settled_finds_what_its_profile_finds(tmp_path, nam
     drafted.write_text(written)
     ours = _findings(folder, drafted, tmp_path / "drafted")
     theirs = _findings(folder, EXPORTS / name / "profile.toml", tmp_path / "shipped")
-    assert theirs and ours == theirs
+    assert any(f["rule_id"] == "BA502" for f in theirs) and ours == theirs
 
 
 def test_a_draft_with_a_todo_is_refused_naming_its_line_and_key(tmp_path):
@@ -426,3 +426,74 @@ def test_columns_no_role_was_found_for_are_listed_unread(tmp_path):
     assert source["layout"] == "wagers" and source["join"] == "round"
     assert source["columns"]["pay"] == "Paid" and "left unread" in written
     assert "`Notes`" in written
+
+
+_ONE_FILE = """\
+[profile]
+name = "coups and their wagers in one file"
+version = 1
+
+[[source]]
+name = "coups"
+files = ["day.csv"]
+layout = "coups"
+
+[source.columns]
+table_id = "Table"
+game = { value = "baccarat" }
+shoe_id = "Shoe"
+round = "Round"
+ts = "Start"
+winner = "Winner"
+player_points = "PPoints"
+banker_points = "BPoints"
+
+[source.values.winner]
+P = "player"
+B = "banker"
+
+[source.cards]
+notation = "rank_suit"
+player = ["P1", "P2", "P3"]
+banker = ["B1", "B2", "B3"]
+
+[[source]]
+name = "bets"
+files = ["day.csv"]
+layout = "wagers"
+
+[source.columns]
+table_id = "Table"
+shoe_id = "Shoe"
+round = "Round"
+seat = "Seat"
+bet = "Bet"
+amount = "Amount"
+pay = "Paid"
+collect = "Lost"
+
+[source.values.bet]
+P = "player"
+B = "banker"
+"""
+
+
+def test_coups_rows_holding_their_wager_are_drafted_as_one_file_two_layouts(tmp_path):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / "day.csv").write_text(
+        "Table,Shoe,Round,Start,Winner,PPoints,BPoints,P1,P2,P3,B1,B2,B3,Seat,Bet,Amount,"
+        "Paid,Lost\n"
+        "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,,3D,4C,,1,P,25,25,\n"
+        "BAC-01,S1,2,2026-11-01T20:01:00,B,5,8,2H,3D,,4C,4S,,1,P,25,,25\n"
+        "BAC-01,S1,3,2026-11-01T20:02:00,P,9,7,7S,2H,,3D,4C,,2,B,25,25,\n")  # B paid: wrong
+    written = text(draft([str(folder)]))
+    coups, wagers = tomllib.loads(written)["source"]
+    assert (coups["layout"], wagers["layout"]) == ("coups", "wagers")
+    assert coups["files"] == wagers["files"] == ["day.csv"] and "join" not in wagers
+    assert not todos(written) and "left unread" not in written
+    (tmp_path / "drafted.toml").write_text(written)
+    (tmp_path / "written.toml").write_text(_ONE_FILE)
+    ours = _findings(folder, tmp_path / "drafted.toml", tmp_path / "a")
+    theirs = _findings(folder, tmp_path / "written.toml", tmp_path / "b")
+    assert any(f["rule_id"] == "BA502" for f in theirs) and ours == theirs

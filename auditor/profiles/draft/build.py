@@ -49,6 +49,7 @@ class SourceDraft:
     values: dict[str, tuple[str, list[Line]]] = field(default_factory=dict)
     cards: list[Line] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # export columns no key reads
     separator: object = None  # blackjack coups: a list cell's separator, where not a space
     list_evidence: str = ""
 
@@ -105,7 +106,14 @@ def draft(arguments: list[str], game: str | None = None) -> Draft:
         names[base] += 1
         name = base if names[base] == 1 else f"{base}-{names[base]}"
         sources.append(_source(name, members, layout, kind_game, game))
-    patterns = _patterns([[s.path.name for s in src.samples] for src in sources])
+        if layout == "coups":
+            wagers = _wagers_too(sources[-1], members, kind_game)
+            if wagers is not None:
+                sources.append(wagers)
+    named = [[s.path.name for s in src.samples] for src in sources]
+    unique = list(dict.fromkeys(tuple(n) for n in named))
+    made = dict(zip(unique, _patterns([list(n) for n in unique]), strict=True))
+    patterns = [made[tuple(n)] for n in named]
     for src, (files, why) in zip(sources, patterns, strict=True):
         src.head.insert(0, Line("files", files, why))
         if any(format_named(p) is None for p in files):
@@ -263,14 +271,44 @@ def _source(name: str, members: list[Sample], layout: str | None, kind_game: str
             *(n for names in found.clashes.values() for n in names)}
     if layout == "events" and found.repeat_key:
         read.add(found.repeat_key)
-    unread = [n for n in s.header if n not in read]
-    if unread:
-        src.notes.append("columns no role was found for, left unread (map any the audit "
-                         "should read): " + ", ".join(f"`{n}`" for n in unread))
+    src.unread = [n for n in s.header if n not in read]
     return src
 
 
 LIST_KEYS = ("cards", "actions", "dealer_cards")
+# (1.1, one file, two layouts) a coups row that also holds its wager: these columns
+_WAGER_ROLES = ("seat", "hand", "bet", "amount", "player_id", "pay", "collect", "push", "vig",
+                "vig_mode", "settle_order", "vig_order")
+
+
+def _wagers_too(coups: SourceDraft, members: list[Sample],
+                kind_game: str | None) -> SourceDraft | None:
+    """(1.1) A wagers source reading the coups source's files too, where each coups row
+    also holds a wager: a bet whose words the synonym table knows, an amount and a seat.
+    Its table, shoe and round are the coups source's columns; it sets no join."""
+    s = members[0] if len(members) == 1 else None
+    if s is None or kind_game != "baccarat":
+        return None
+    shapes = _shapes(s)
+    allowed = set(_READ["wagers"]) | set(_LAYOUT_COLUMNS["wagers"])
+    found = r.assign(shapes, allowed)
+    bet = found.found.get("bet")
+    if bet is None or "amount" not in found.found or "seat" not in found.found \
+            or _known_share(shapes[bet], "bet") < 0.5:
+        return None
+    keys = {x.key: x for x in coups.columns if x.key in ("table_id", "shoe_id", "round")}
+    columns = {role: found.found[role] for role in _WAGER_ROLES if role in found.found}
+    src = SourceDraft("wagers", members, "wagers", None)
+    src.head.append(Line("layout", "wagers", f"each coup row also holds a wager: a bet "
+                         f"(`{bet}`) and an amount; the file is read as both (1.1), each "
+                         "row's wager joining the coup made from it"))
+    _join_needs(src, columns)
+    lines = [*keys.values()] + [Line(role, column, found.evidence.get(role, ""))
+                                for role, column in columns.items()]
+    src.columns = sorted(lines, key=lambda x: _ORDER.index(x.key))
+    _values(src, s, columns, "wagers", kind_game)
+    coups.unread = [n for n in coups.unread if n not in columns.values()]
+    return src
 
 
 def _times(src: SourceDraft, s: Sample, columns: dict[str, str]) -> None:
@@ -325,6 +363,10 @@ def _join(src: SourceDraft, columns: dict[str, str]) -> None:
     else:
         src.head.append(Line("join", Todo('"round" (map shoe_id and round) or "time" '
                                           "(map ts): the rows give neither"), ""))
+    _join_needs(src, columns)
+
+
+def _join_needs(src: SourceDraft, columns: dict[str, str]) -> None:
     for order, needs in (("vig_mode", ("vig",)), ("vig_order", ("vig",)),
                          ("settle_order", ("pay", "collect", "push"))):
         if order in columns and not any(n in columns for n in needs):
