@@ -81,7 +81,7 @@ def test_a_sample_drafted_and_settled_finds_what_its_profile_finds(tmp_path, nam
     drafted.write_text(written)
     ours = _findings(folder, drafted, tmp_path / "drafted")
     theirs = _findings(folder, EXPORTS / name / "profile.toml", tmp_path / "shipped")
-    assert any(f["rule_id"] == "BA502" for f in theirs) and ours == theirs
+    assert theirs and ours == theirs
 
 
 def test_a_draft_with_a_todo_is_refused_naming_its_line_and_key(tmp_path):
@@ -274,7 +274,8 @@ def test_a_simulated_export_is_drafted_right_or_marked_todo(tmp_path_factory, ex
                                                    [*keys.get("ranks", {}).values(),
                                                     *keys.get("suits", {}).values()]):
         return
-    assert cards["player"] == header[6:9] and cards["banker"] == header[9:12]
+    for hand, names in (("player", header[6:9]), ("banker", header[9:12])):
+        assert cards[hand] == names or _todo(cards[hand])
     read = Cards(notation=keys["notation"], none=tuple(keys.get("none", [""])),
                  index_base=keys.get("index_base", 1),
                  index_suits=keys.get("index_suits", "SHDC"), pattern=keys.get("pattern"),
