@@ -248,6 +248,10 @@ def _source(name: str, members: list[Sample], layout: str | None, kind_game: str
         found.unread.append(found.repeat_key)
     if layout == "coups":
         _shoe_starts(src, columns)
+        if "round" not in columns:
+            src.notes.append("no column of round numbers: the rows are numbered within each "
+                             "shoe, in the table's order (1.1); profile check shows the "
+                             "first rounds so derived")
     if layout == "wagers":
         _join(src, columns)
     if layout == "coups" and kind_game == "blackjack":

@@ -146,7 +146,8 @@ def describe(s: Shape) -> str:
     if s.empty:
         return "no cell sampled"
     top = ", ".join(f"`{v}`" for v, _ in s.values.most_common(3))
-    kind = ("integers" if s.all(s.integers) else "numbers" if s.all(s.numbers)
+    whole = "integers" if not any("." in v for v in s.values) else "whole numbers"
+    kind = (whole if s.all(s.integers) else "numbers" if s.all(s.numbers)
             else "times" if s.times else "lists" if s.all(s.lists, 0.9) else
             "card-like cells" if s.all(s.cards + s.nones, 0.95) else "words" if s.words
             else "texts")
