@@ -498,3 +498,34 @@ def test_coups_rows_holding_their_wager_are_drafted_as_one_file_two_layouts(tmp_
     ours = _findings(folder, tmp_path / "drafted.toml", tmp_path / "a")
     theirs = _findings(folder, tmp_path / "written.toml", tmp_path / "b")
     assert any(f["rule_id"] == "BA502" for f in theirs) and ours == theirs
+
+
+def test_a_large_csv_is_sampled_by_seeking_not_read_whole(tmp_path, monkeypatch):
+    from auditor.profiles.draft import sample as sampling
+
+    monkeypatch.setattr(sampling, "HEAD_BYTES", 1 << 14)
+    monkeypatch.setattr(sampling, "SAMPLED", 500)
+    source = EXPORTS / "blackjack-coups" / "bj-coups-blackjack.csv"
+    header, _, body = source.read_bytes().partition(b"\n")
+    path = tmp_path / "bj-coups-big.csv"
+    path.write_bytes(header + b"\n" + body * 40)  # about 10 MB
+    reads = []
+    real_open = Path.open
+
+    def counted(self, *args, **kwargs):
+        handle = real_open(self, *args, **kwargs)
+        if self == path:
+            read = handle.read
+
+            def reading(n=-1):
+                data = read(n)
+                reads.append(len(data))
+                return data
+            handle.read = reading
+        return handle
+
+    monkeypatch.setattr(Path, "open", counted)
+    got = sampling.sample(path)
+    assert not got.whole and got.rows - got.head_rows == 500
+    assert reads and sum(reads) <= (1 << 14) + sampling.BLOCKS * sampling.BLOCK_BYTES
+    assert got.frame.get_column("Cards").drop_nulls().len() == got.rows
