@@ -459,8 +459,10 @@ def _required(src: SourceDraft, layout: str | None, lines: dict[str, Line],
         if role in lines:
             continue
         if role == "table_id":
-            lines[role] = Line(role, Todo("the column of the table's id, or a constant "
-                                          '{ value = "..." } where a file is one table\'s'),
+            lines[role] = Line(role, Todo("the column of the table's id; or, where a file "
+                                          'is one table\'s, a constant { value = "..." } '
+                                          "or the file's name: { sql = \"SPLIT_PART(_file, "
+                                          "'_', 1)\" }"),
                                f"no header names it (the columns: {unread})")
         else:
             lines[role] = Line(role, Todo(f"the export column of {role}"),
