@@ -529,3 +529,15 @@ def test_a_large_csv_is_sampled_by_seeking_not_read_whole(tmp_path, monkeypatch)
     assert not got.whole and got.rows - got.head_rows == 500
     assert reads and sum(reads) <= (1 << 14) + sampling.BLOCKS * sampling.BLOCK_BYTES
     assert got.frame.get_column("Cards").drop_nulls().len() == got.rows
+
+
+def test_a_column_whose_cells_cannot_choose_between_its_names_roles_is_a_todo(tmp_path):
+    path = tmp_path / "bj.csv"
+    path.write_text("Table,Shoe,Round,Start,Box,Cards,Decisions,DealerCards,Dealer\n"
+                    "T1,S1,1,2026-11-01 20:00:00,1,AH TS,,6D TC 8C,\n"
+                    "T1,S1,2,2026-11-01 20:01:00,1,9H TS,STAND,6D TC 8C,\n")
+    source, = tomllib.loads(text(draft([str(path)])))["source"]
+    # `Dealer` is empty: a dealer's id or the dealer's cards, its cells cannot say
+    assert source["columns"]["dealer_cards"] == "DealerCards"
+    assert _todo(source["columns"]["dealer_id"]) and "`Dealer`" in source["columns"][
+        "dealer_id"]

@@ -403,8 +403,11 @@ def _columns(src: SourceDraft, s: Sample, shapes, found: r.Roles, columns: dict[
         lines[role] = Line(role, value, note)
     for role, names in found.clashes.items():
         if role not in columns:
-            lines[role] = Line(role, Todo(" or ".join(f"`{n}`" for n in names)
-                                          + f": each header names {role}"), "")
+            said = [f"`{n}` (whose header names {' or '.join(found.unsure[n])}, and whose "
+                    "cells do not tell which)" if n in found.unsure else f"`{n}`"
+                    for n in names]
+            lines[role] = Line(role, Todo(" or ".join(said) + f": which gives {role}, "
+                                          "if any"), "")
     if layout == "coups":
         lines["game"] = Line("game", {"value": kind_game},
                              "from the layout" if game is None else "--game")
