@@ -16,7 +16,7 @@ import polars as pl
 
 from ...ingest import vocabulary as v
 from ..lists import hands_of
-from ..load import _LAYOUT_COLUMNS, _READ  # the columns each layout reads (the contract's)
+from ..load import COLUMNS_READ, LAYOUT_COLUMNS  # the columns each layout reads
 from ..model import format_named
 from . import roles as r
 from . import synonyms
@@ -238,7 +238,7 @@ def _source(name: str, members: list[Sample], layout: str | None, kind_game: str
         src.head.append(Line("delimiter", s.delimiter, f"csv.Sniffer; {s.rows:,} sampled "
                              f"rows split into the header's {len(s.header)} fields"))
     kind = f"coups:{kind_game}" if layout == "coups" else layout
-    allowed = set(_READ[kind]) | set(_LAYOUT_COLUMNS[layout])
+    allowed = set(COLUMNS_READ[kind]) | set(LAYOUT_COLUMNS[layout])
     found = r.assign(shapes, allowed)
     columns = dict(found.found)
     _times(src, s, columns)
@@ -294,7 +294,7 @@ def _wagers_too(coups: SourceDraft, members: list[Sample],
     if s is None or kind_game != "baccarat":
         return None
     shapes = _shapes(s)
-    allowed = set(_READ["wagers"]) | set(_LAYOUT_COLUMNS["wagers"])
+    allowed = set(COLUMNS_READ["wagers"]) | set(LAYOUT_COLUMNS["wagers"])
     found = r.assign(shapes, allowed)
     bet = found.found.get("bet")
     if bet is None or "amount" not in found.found or "seat" not in found.found \
@@ -383,7 +383,7 @@ def _sql_name(name: str) -> str:
         '"', '""') + '"'
 
 
-_ORDER = [*v.COLUMNS, "end_ts", *LIST_KEYS, *_LAYOUT_COLUMNS["wagers"]]
+_ORDER = [*v.COLUMNS, "end_ts", *LIST_KEYS, *LAYOUT_COLUMNS["wagers"]]
 
 
 def _columns(src: SourceDraft, s: Sample, shapes, found: r.Roles, columns: dict[str, str],
