@@ -81,7 +81,7 @@ def test_a_sample_drafted_and_settled_finds_what_its_profile_finds(tmp_path, nam
     drafted.write_text(written)
     ours = _findings(folder, drafted, tmp_path / "drafted")
     theirs = _findings(folder, EXPORTS / name / "profile.toml", tmp_path / "shipped")
-    assert ours == theirs
+    assert theirs and ours == theirs
 
 
 def test_a_draft_with_a_todo_is_refused_naming_its_line_and_key(tmp_path):
@@ -274,7 +274,8 @@ def test_a_simulated_export_is_drafted_right_or_marked_todo(tmp_path_factory, ex
                                                    [*keys.get("ranks", {}).values(),
                                                     *keys.get("suits", {}).values()]):
         return
-    assert cards["player"] == header[6:9] and cards["banker"] == header[9:12]
+    for hand, names in (("player", header[6:9]), ("banker", header[9:12])):
+        assert cards[hand] == names or _todo(cards[hand])
     read = Cards(notation=keys["notation"], none=tuple(keys.get("none", [""])),
                  index_base=keys.get("index_base", 1),
                  index_suits=keys.get("index_suits", "SHDC"), pattern=keys.get("pattern"),
@@ -404,3 +405,139 @@ def test_blackjack_coups_with_list_columns_are_drafted_and_checked(tmp_path, kin
     assert "lists" not in source and source["cards"]["notation"] == "rank_suit"
     assert source["columns"]["cards"] == "Cards"
     assert source["values"]["action"]["HIT"] == "hit"
+
+
+def test_a_feed_without_a_game_column_takes_the_game_its_words_tell(tmp_path):
+    lines = gzip.decompress((EXPORTS / "feed" / "feed-baccarat.jsonl.gz").read_bytes())
+    path = tmp_path / "feed.jsonl"
+    path.write_bytes(lines.replace(b'"Game":"BAC",', b""))
+    written = text(draft([str(path)]))
+    source, = tomllib.loads(written)["source"]
+    assert source["columns"]["game"] == {"value": "baccarat"}
+    assert "only baccarat's words are seen: bet `BNK`" in written
+    assert text(draft([str(path)], game="blackjack")).count('game = { value = "blackjack" }')
+
+
+def test_columns_no_role_was_found_for_are_listed_unread(tmp_path):
+    path = tmp_path / "wagers.csv"
+    path.write_text("Table,Shoe,Round,Box,Bet,Amount,Paid,Notes\n"
+                    "T1,S1,1,2,banker,10.0,,x\nT1,S1,2,3,player,20.0,20.0,y\n")
+    written = text(draft([str(path)]))
+    source, = tomllib.loads(written)["source"]
+    assert source["layout"] == "wagers" and source["join"] == "round"
+    assert source["columns"]["pay"] == "Paid" and "left unread" in written
+    assert "`Notes`" in written
+
+
+_ONE_FILE = """\
+[profile]
+name = "coups and their wagers in one file"
+version = 1
+
+[[source]]
+name = "coups"
+files = ["day.csv"]
+layout = "coups"
+
+[source.columns]
+table_id = "Table"
+game = { value = "baccarat" }
+shoe_id = "Shoe"
+round = "Round"
+ts = "Start"
+winner = "Winner"
+player_points = "PPoints"
+banker_points = "BPoints"
+
+[source.values.winner]
+P = "player"
+B = "banker"
+
+[source.cards]
+notation = "rank_suit"
+player = ["P1", "P2", "P3"]
+banker = ["B1", "B2", "B3"]
+
+[[source]]
+name = "bets"
+files = ["day.csv"]
+layout = "wagers"
+
+[source.columns]
+table_id = "Table"
+shoe_id = "Shoe"
+round = "Round"
+seat = "Seat"
+bet = "Bet"
+amount = "Amount"
+pay = "Paid"
+collect = "Lost"
+
+[source.values.bet]
+P = "player"
+B = "banker"
+"""
+
+
+def test_coups_rows_holding_their_wager_are_drafted_as_one_file_two_layouts(tmp_path):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    (folder / "day.csv").write_text(
+        "Table,Shoe,Round,Start,Winner,PPoints,BPoints,P1,P2,P3,B1,B2,B3,Seat,Bet,Amount,"
+        "Paid,Lost\n"
+        "BAC-01,S1,1,2026-11-01T20:00:00,P,9,7,7S,2H,,3D,4C,,1,P,25,25,\n"
+        "BAC-01,S1,2,2026-11-01T20:01:00,B,5,8,2H,3D,,4C,4S,,1,P,25,,25\n"
+        "BAC-01,S1,3,2026-11-01T20:02:00,P,9,7,7S,2H,,3D,4C,,2,B,25,25,\n")  # B paid: wrong
+    written = text(draft([str(folder)]))
+    coups, wagers = tomllib.loads(written)["source"]
+    assert (coups["layout"], wagers["layout"]) == ("coups", "wagers")
+    assert coups["files"] == wagers["files"] == ["day.csv"] and "join" not in wagers
+    assert not todos(written) and "left unread" not in written
+    (tmp_path / "drafted.toml").write_text(written)
+    (tmp_path / "written.toml").write_text(_ONE_FILE)
+    ours = _findings(folder, tmp_path / "drafted.toml", tmp_path / "a")
+    theirs = _findings(folder, tmp_path / "written.toml", tmp_path / "b")
+    assert any(f["rule_id"] == "BA502" for f in theirs) and ours == theirs
+
+
+def test_a_large_csv_is_sampled_by_seeking_not_read_whole(tmp_path, monkeypatch):
+    from auditor.profiles.draft import sample as sampling
+
+    monkeypatch.setattr(sampling, "HEAD_BYTES", 1 << 14)
+    monkeypatch.setattr(sampling, "SAMPLED", 500)
+    source = EXPORTS / "blackjack-coups" / "bj-coups-blackjack.csv"
+    header, _, body = source.read_bytes().partition(b"\n")
+    path = tmp_path / "bj-coups-big.csv"
+    path.write_bytes(header + b"\n" + body * 40)  # about 10 MB
+    reads = []
+    real_open = Path.open
+
+    def counted(self, *args, **kwargs):
+        handle = real_open(self, *args, **kwargs)
+        if self == path:
+            read = handle.read
+
+            def reading(n=-1):
+                data = read(n)
+                reads.append(len(data))
+                return data
+            handle.read = reading
+        return handle
+
+    monkeypatch.setattr(Path, "open", counted)
+    got = sampling.sample(path)
+    assert not got.whole and got.rows - got.head_rows == 500
+    assert reads and sum(reads) <= (1 << 14) + sampling.BLOCKS * sampling.BLOCK_BYTES
+    assert got.frame.get_column("Cards").drop_nulls().len() == got.rows
+
+
+def test_a_column_whose_cells_cannot_choose_between_its_names_roles_is_a_todo(tmp_path):
+    path = tmp_path / "bj.csv"
+    path.write_text("Table,Shoe,Round,Start,Box,Cards,Decisions,DealerCards,Dealer\n"
+                    "T1,S1,1,2026-11-01 20:00:00,1,AH TS,,6D TC 8C,\n"
+                    "T1,S1,2,2026-11-01 20:01:00,1,9H TS,STAND,6D TC 8C,\n")
+    source, = tomllib.loads(text(draft([str(path)])))["source"]
+    # `Dealer` is empty: a dealer's id or the dealer's cards, its cells cannot say
+    assert source["columns"]["dealer_cards"] == "DealerCards"
+    assert _todo(source["columns"]["dealer_id"]) and "`Dealer`" in source["columns"][
+        "dealer_id"]

@@ -5,6 +5,7 @@ exports map onto the hand-history format, read with no code.
 - load: reading a profile file, every key of every table checked (ProfileError names
   the profile and the key)
 - files: which source reads a file (patterns on its base name)
+- draft: `auditor profile draft`, a first profile written from a sample of the exports
 """
 
 from __future__ import annotations

@@ -56,6 +56,9 @@ _READ = {
     "wagers": {"table_id", "shoe_id", "round", "ts", "seat", "hand", "bet", "amount",
                "player_id"} | _LAYOUT_COLUMNS["wagers"],
 }
+# What each layout reads, for the modules that propose keys (profile draft)
+COLUMNS_READ = _READ
+LAYOUT_COLUMNS = _LAYOUT_COLUMNS
 _WHY_NOT_READ = {
     "coups": "a coups row makes a round's start, cards, result and end (and a shuffle "
              "with shoe_starts); it has no {column}",

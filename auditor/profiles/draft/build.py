@@ -16,13 +16,13 @@ import polars as pl
 
 from ...ingest import vocabulary as v
 from ..lists import hands_of
-from ..load import _LAYOUT_COLUMNS, _READ  # the columns each layout reads (the contract's)
+from ..load import COLUMNS_READ, LAYOUT_COLUMNS  # the columns each layout reads
 from ..model import format_named
 from . import roles as r
 from . import synonyms
 from .notation import Todo, card_notation, counted, list_syntax, none_tokens, timestamp_format
 from .sample import Sample, sample
-from .vocabulary import value_map
+from .vocabulary import TARGETS, value_map
 
 
 class DraftError(Exception):
@@ -49,6 +49,7 @@ class SourceDraft:
     values: dict[str, tuple[str, list[Line]]] = field(default_factory=dict)
     cards: list[Line] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # export columns no key reads
     separator: object = None  # blackjack coups: a list cell's separator, where not a space
     list_evidence: str = ""
 
@@ -105,7 +106,14 @@ def draft(arguments: list[str], game: str | None = None) -> Draft:
         names[base] += 1
         name = base if names[base] == 1 else f"{base}-{names[base]}"
         sources.append(_source(name, members, layout, kind_game, game))
-    patterns = _patterns([[s.path.name for s in src.samples] for src in sources])
+        if layout == "coups":
+            wagers = _wagers_too(sources[-1], members, kind_game)
+            if wagers is not None:
+                sources.append(wagers)
+    named = [[s.path.name for s in src.samples] for src in sources]
+    unique = list(dict.fromkeys(tuple(n) for n in named))
+    made = dict(zip(unique, _patterns([list(n) for n in unique]), strict=True))
+    patterns = [made[tuple(n)] for n in named]
     for src, (files, why) in zip(sources, patterns, strict=True):
         src.head.insert(0, Line("files", files, why))
         if any(format_named(p) is None for p in files):
@@ -166,18 +174,34 @@ def _layout(s: Sample, game: str | None) -> tuple[str | None, str | None, str]:
     has = {role for roles in named.values() for role in roles}
     card_columns = [n for n in s.header if synonyms.card_column(n)
                     and r.fits("card", shapes[n])]
-    if "event" in has:
-        column = next(n for n, roles in named.items() if "event" in roles)
-        return "events", game, f"one row per event: `{column}` names each row's event"
+    events = [n for n, roles in named.items() if "event" in roles
+              and _known_share(shapes[n], "event") >= 0.5]
+    if events:
+        share = _known_share(shapes[events[0]], "event")
+        return "events", game, (f"one row per event: `{events[0]}` names each row's event "
+                                f"({share:.0%} of its distinct words are event names)")
     if len(card_columns) >= 4:
         return ("coups", game or "baccarat",
                 f"one row per baccarat coup: the hands' card columns {', '.join(card_columns)}")
     if {"cards", "dealer_cards"} <= has:
         return ("coups", game or "blackjack", "one row per blackjack box (or hand): the "
                 "box's cards and the dealer's cards as lists in each row")
-    if {"bet", "amount"} <= has and "card" not in has:
-        return "wagers", game, "one row per wager: a bet and an amount in each row, no cards"
+    bets = [n for n, roles in named.items() if "bet" in roles
+            and _known_share(shapes[n], "bet") >= 0.5]
+    if bets and "amount" in has and "card" not in has:
+        return "wagers", game, (f"one row per wager: a bet (`{bets[0]}`) and an amount in "
+                                "each row, no cards")
     return None, game, ""
+
+
+def _known_share(s: r.Shape, column: str) -> float:
+    """The share of a column's distinct words that the synonym table (or the format)
+    knows as values of `column`."""
+    if not s.values:
+        return 0.0
+    known = synonyms.words(column)
+    own = set(TARGETS[column])
+    return sum(1 for w in s.values if w in own or synonyms.fold(w) in known) / len(s.values)
 
 
 def _source(name: str, members: list[Sample], layout: str | None, kind_game: str | None,
@@ -211,9 +235,10 @@ def _source(name: str, members: list[Sample], layout: str | None, kind_game: str
         return src
     src.head.append(Line("layout", layout, why))
     if s.format == "csv" and s.delimiter != ",":
-        src.head.append(Line("delimiter", s.delimiter, "csv.Sniffer, on the first lines"))
+        src.head.append(Line("delimiter", s.delimiter, f"csv.Sniffer; {s.rows:,} sampled "
+                             f"rows split into the header's {len(s.header)} fields"))
     kind = f"coups:{kind_game}" if layout == "coups" else layout
-    allowed = set(_READ[kind]) | set(_LAYOUT_COLUMNS[layout])
+    allowed = set(COLUMNS_READ[kind]) | set(LAYOUT_COLUMNS[layout])
     found = r.assign(shapes, allowed)
     columns = dict(found.found)
     _times(src, s, columns)
@@ -223,6 +248,10 @@ def _source(name: str, members: list[Sample], layout: str | None, kind_game: str
         found.unread.append(found.repeat_key)
     if layout == "coups":
         _shoe_starts(src, columns)
+        if "round" not in columns:
+            src.notes.append("no column of round numbers: the rows are numbered within each "
+                             "shoe, in the table's order (1.1); profile check shows the "
+                             "first rounds so derived")
     if layout == "wagers":
         _join(src, columns)
     if layout == "coups" and kind_game == "blackjack":
@@ -241,14 +270,49 @@ def _source(name: str, members: list[Sample], layout: str | None, kind_game: str
     _columns(src, s, shapes, found, columns, layout, kind_game, game)
     _values(src, s, columns, layout, kind_game)
     _cards(src, s, found, columns, layout, kind_game)
-    unread = [n for n in found.unread if n not in columns.values()]
-    if unread:
-        src.notes.append("columns no role was found for, left unread (map any the audit "
-                         "should read): " + ", ".join(f"`{n}`" for n in unread))
+    read = {*columns.values(), *(n for hand in found.card_columns.values()
+                                 for n in hand.values()),
+            *(n for names in found.clashes.values() for n in names)}
+    if layout == "events" and found.repeat_key:
+        read.add(found.repeat_key)
+    src.unread = [n for n in s.header if n not in read]
     return src
 
 
 LIST_KEYS = ("cards", "actions", "dealer_cards")
+# (1.1, one file, two layouts) a coups row that also holds its wager: these columns
+_WAGER_ROLES = ("seat", "hand", "bet", "amount", "player_id", "pay", "collect", "push", "vig",
+                "vig_mode", "settle_order", "vig_order")
+
+
+def _wagers_too(coups: SourceDraft, members: list[Sample],
+                kind_game: str | None) -> SourceDraft | None:
+    """(1.1) A wagers source reading the coups source's files too, where each coups row
+    also holds a wager: a bet whose words the synonym table knows, an amount and a seat.
+    Its table, shoe and round are the coups source's columns; it sets no join."""
+    s = members[0] if len(members) == 1 else None
+    if s is None or kind_game != "baccarat":
+        return None
+    shapes = _shapes(s)
+    allowed = set(COLUMNS_READ["wagers"]) | set(LAYOUT_COLUMNS["wagers"])
+    found = r.assign(shapes, allowed)
+    bet = found.found.get("bet")
+    if bet is None or "amount" not in found.found or "seat" not in found.found \
+            or _known_share(shapes[bet], "bet") < 0.5:
+        return None
+    keys = {x.key: x for x in coups.columns if x.key in ("table_id", "shoe_id", "round")}
+    columns = {role: found.found[role] for role in _WAGER_ROLES if role in found.found}
+    src = SourceDraft("wagers", members, "wagers", None)
+    src.head.append(Line("layout", "wagers", f"each coup row also holds a wager: a bet "
+                         f"(`{bet}`) and an amount; the file is read as both (1.1), each "
+                         "row's wager joining the coup made from it"))
+    _join_needs(src, columns)
+    lines = [*keys.values()] + [Line(role, column, found.evidence.get(role, ""))
+                                for role, column in columns.items()]
+    src.columns = sorted(lines, key=lambda x: _ORDER.index(x.key))
+    _values(src, s, columns, "wagers", kind_game)
+    coups.unread = [n for n in coups.unread if n not in columns.values()]
+    return src
 
 
 def _times(src: SourceDraft, s: Sample, columns: dict[str, str]) -> None:
@@ -303,6 +367,10 @@ def _join(src: SourceDraft, columns: dict[str, str]) -> None:
     else:
         src.head.append(Line("join", Todo('"round" (map shoe_id and round) or "time" '
                                           "(map ts): the rows give neither"), ""))
+    _join_needs(src, columns)
+
+
+def _join_needs(src: SourceDraft, columns: dict[str, str]) -> None:
     for order, needs in (("vig_mode", ("vig",)), ("vig_order", ("vig",)),
                          ("settle_order", ("pay", "collect", "push"))):
         if order in columns and not any(n in columns for n in needs):
@@ -315,7 +383,7 @@ def _sql_name(name: str) -> str:
         '"', '""') + '"'
 
 
-_ORDER = [*v.COLUMNS, "end_ts", *LIST_KEYS, *_LAYOUT_COLUMNS["wagers"]]
+_ORDER = [*v.COLUMNS, "end_ts", *LIST_KEYS, *LAYOUT_COLUMNS["wagers"]]
 
 
 def _columns(src: SourceDraft, s: Sample, shapes, found: r.Roles, columns: dict[str, str],
@@ -335,17 +403,52 @@ def _columns(src: SourceDraft, s: Sample, shapes, found: r.Roles, columns: dict[
         lines[role] = Line(role, value, note)
     for role, names in found.clashes.items():
         if role not in columns:
-            lines[role] = Line(role, Todo(" or ".join(f"`{n}`" for n in names)
-                                          + f": each header names {role}"), "")
+            said = [f"`{n}` (whose header names {' or '.join(found.unsure[n])}, and whose "
+                    "cells do not tell which)" if n in found.unsure else f"`{n}`"
+                    for n in names]
+            lines[role] = Line(role, Todo(" or ".join(said) + f": which gives {role}, "
+                                          "if any"), "")
     if layout == "coups":
         lines["game"] = Line("game", {"value": kind_game},
                              "from the layout" if game is None else "--game")
     elif layout == "events" and "game" not in lines:
-        lines["game"] = Line("game", {"value": game} if game else {"value": Todo(
+        told, why = (game, "--game") if game else _game_by_words(s, columns)
+        lines["game"] = Line("game", {"value": told} if told else {"value": Todo(
             "baccarat or blackjack: no column gives the game (or draft with --game)")},
-            "a constant: no column gives the game" if game else "")
+            f"a constant: no column gives the game; {why}" if told else why)
     _required(src, layout, lines, s.header)
     src.columns = [lines[k] for k in sorted(lines, key=_ORDER.index)]
+
+
+# Words only one game's rows take: by column, the format's word and its game
+_GAME_WORDS = {
+    "bet": {**{b: "baccarat" for b in v.BACCARAT_BETS},
+            **{b: "blackjack" for b in v.BLACKJACK_BETS}},
+    "target": {"player": "baccarat", "banker": "baccarat", "dealer": "blackjack",
+               "seat": "blackjack"},
+    "winner": dict.fromkeys(v.WINNERS, "baccarat"),
+}
+
+
+def _game_by_words(s: Sample, columns: dict[str, str]) -> tuple[str | None, str]:
+    """The game of an events source with no game column, where its words tell one game
+    only: (game, evidence); (None, what was seen) where they tell none or both."""
+    seen: dict[str, set[str]] = {}
+    for column, games in _GAME_WORDS.items():
+        if column not in columns:
+            continue
+        known = synonyms.words(column)
+        for value in s.frame.get_column(columns[column]).drop_nulls().unique().to_list():
+            target = value if value in games else known.get(synonyms.fold(value))
+            if target in games:
+                seen.setdefault(games[target], set()).add(f"{column} `{value}`")
+    if len(seen) == 1:
+        game, words = next(iter(seen.items()))
+        return game, f"only {game}'s words are seen: " + ", ".join(sorted(words)[:4])
+    if len(seen) > 1:
+        return None, "words of both games are seen (" + "; ".join(
+            f"{g}: {', '.join(sorted(w)[:2])}" for g, w in seen.items()) + ")"
+    return None, "no word tells the game"
 
 
 def _required(src: SourceDraft, layout: str | None, lines: dict[str, Line],
@@ -359,8 +462,10 @@ def _required(src: SourceDraft, layout: str | None, lines: dict[str, Line],
         if role in lines:
             continue
         if role == "table_id":
-            lines[role] = Line(role, Todo("the column of the table's id, or a constant "
-                                          '{ value = "..." } where a file is one table\'s'),
+            lines[role] = Line(role, Todo("the column of the table's id; or, where a file "
+                                          'is one table\'s, a constant { value = "..." } '
+                                          "or the file's name: { sql = \"SPLIT_PART(_file, "
+                                          "'_', 1)\" }"),
                                f"no header names it (the columns: {unread})")
         else:
             lines[role] = Line(role, Todo(f"the export column of {role}"),
@@ -418,7 +523,8 @@ def _cards(src: SourceDraft, s: Sample, found: r.Roles, columns: dict[str, str],
                 cells.update(dict(kept.value_counts().iter_rows()) if kept.len() else {})
             lines.append(Line(hand, names if len(names) == 3 else Todo(
                 f"the {hand}'s three card columns, in the order dealt (found: "
-                f"{', '.join(names) or 'none'})"), "" if len(names) == 3 else ""))
+                f"{', '.join(names) or 'none'})"),
+                f"the headers name the {hand}'s cards 1, 2, 3" if len(names) == 3 else ""))
     elif layout == "coups" and kind_game == "blackjack":
         for key in ("cards", "dealer_cards"):
             if key in columns:

@@ -159,7 +159,7 @@ _SUIT_FIRST = re.compile(rf"^(?P<suit>{_S})(?P<sep>{_SEP}|)(?P<rank>{_R})$", re.
 def _split_card(cell: str) -> tuple[str, str, str, bool] | None:
     """(rank token, separator, suit token, rank first) where the cell is a rank and a
     suit in words or symbols the draft knows, else None."""
-    if len(cell) > 16:
+    if len(cell) > 24:
         return None
     for regex, first in ((_RANK_FIRST, True), (_SUIT_FIRST, False)):
         found = regex.match(cell)

@@ -134,6 +134,7 @@ class Roles:
     unread: list[str] = field(default_factory=list)  # columns no role was found for
     card_columns: dict[str, dict[int, str]] = field(default_factory=dict)  # hand -> n -> col
     repeat_key: str | None = None
+    unsure: dict[str, list[str]] = field(default_factory=dict)  # column -> roles it may have
 
 
 def candidates(name: str, s: Shape) -> list[str]:
@@ -146,7 +147,8 @@ def describe(s: Shape) -> str:
     if s.empty:
         return "no cell sampled"
     top = ", ".join(f"`{v}`" for v, _ in s.values.most_common(3))
-    kind = ("integers" if s.all(s.integers) else "numbers" if s.all(s.numbers)
+    whole = "integers" if not any("." in v for v in s.values) else "whole numbers"
+    kind = (whole if s.all(s.integers) else "numbers" if s.all(s.numbers)
             else "times" if s.times else "lists" if s.all(s.lists, 0.9) else
             "card-like cells" if s.all(s.cards + s.nones, 0.95) else "words" if s.words
             else "texts")
@@ -160,6 +162,7 @@ def assign(shapes: dict[str, Shape], allowed: set[str] | None) -> Roles:
     reads, None: any)."""
     roles = Roles()
     claims: dict[str, list[str]] = {}
+    unsure: dict[str, list[str]] = {}  # a column -> the roles its cells cannot choose among
     for name, s in shapes.items():
         card = synonyms.card_column(name)
         if card is not None and fits("card", s):
@@ -173,18 +176,26 @@ def assign(shapes: dict[str, Shape], allowed: set[str] | None) -> Roles:
             roles.unread.append(name)
             continue
         if len(kept) > 1 and not _narrowed(kept, s):
+            unsure[name] = kept
             for role in kept:
                 claims.setdefault(role, []).append(name)
             continue
         role = kept[0] if len(kept) == 1 else _narrowed(kept, s)
         claims.setdefault(role, []).append(name)
     for role, names in claims.items():
-        if len(names) == 1:
+        seen = [n for n in names if not shapes[n].empty]
+        if len(names) > 1 and len(seen) == 1 and seen[0] not in unsure:
+            # a column with cells over columns with none: the cells are the evidence
+            names = seen
+        if len(names) == 1 and names[0] not in unsure:
             roles.found[role] = names[0]
             roles.evidence[role] = (f"header `{names[0]}` names {role}; "
                                     f"{describe(shapes[names[0]])}")
         else:
             roles.clashes[role] = names
+            for name in names:
+                if name in unsure:
+                    roles.unsure[name] = unsure[name]
     # a column that lost every role it claimed is unread
     for names in roles.clashes.values():
         for name in names:
@@ -196,6 +207,8 @@ def assign(shapes: dict[str, Shape], allowed: set[str] | None) -> Roles:
 def _narrowed(roles: list[str], s: Shape) -> str | None:
     """One role of several a header names, where the cells settle it: the first one
     whose shape is the narrower (words over ids)."""
+    if s.empty:
+        return None  # no cell to tell
     words = [r for r in roles if r in WORD_ROLES]
     others = [r for r in roles if r not in WORD_ROLES and r not in ID_ROLES]
     if len(others) == 1 and not words:

@@ -71,8 +71,12 @@ class _Writer:
                     *[self.line(x) for x in entries]]
         if source.cards:
             out += ["", "[source.cards]", *[self.line(x) for x in source.cards]]
-        if source.notes:
-            out += ["", *[c for note in source.notes for c in _comment(note)]]
+        notes = list(source.notes)
+        if source.unread:
+            notes.append("columns no role was found for, left unread (map any the audit "
+                         "should read): " + ", ".join(f"`{n}`" for n in source.unread))
+        if notes:
+            out += ["", *[c for note in notes for c in _comment(note)]]
         return [*out, ""]
 
     def line(self, x: Line) -> str:
