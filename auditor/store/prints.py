@@ -143,25 +143,42 @@ def kept(conn: Connection) -> bool:
     return version(conn) >= PRINTS_SINCE
 
 
-def _candidates(conn: Connection, tonight: Prints, by_value: bool) -> list[int]:
-    """The print ids of stored shoes that share a kept hash with one of tonight's: every
-    stored hash read in one pass, in batches, and looked up in tonight's."""
+def _candidates(conn: Connection, tonight: Prints,
+                by_value: bool) -> tuple[list[int], pl.Series]:
+    """The print ids of stored shoes that share a kept hash with one of tonight's, and the
+    hashes shared: every stored hash read in one pass, in batches, and looked up in
+    tonight's."""
     mine = tonight.frame.filter(pl.col("by_value") == by_value)
     if mine.is_empty():
-        return []
+        return [], pl.Series([], dtype=pl.UInt32)
     wanted = pl.concat([_unblob(b) for b in mine["hashes"].to_list()]).unique()
     query = sa.select(shoe_prints.c.print_id, shoe_prints.c.hashes).where(
         shoe_prints.c.by_value == by_value)
     result = conn.execute(query)
     found: list[pl.Series] = []
+    shared: list[pl.Series] = []
     while batch := result.fetchmany(100_000):
         ids = pl.Series("id", [r[0] for r in batch], dtype=pl.Int64)
         blobs = [r[1] for r in batch]
         counts = pl.Series([len(b) // 4 for b in blobs], dtype=pl.Int64)
         stored = _unblob(b"".join(blobs))
         owner = ids.repeat_by(counts).explode()
-        found.append(owner.filter(stored.is_in(wanted.implode())).unique())
-    return pl.concat(found).unique().sort().to_list() if found else []
+        hit = stored.is_in(wanted.implode())
+        found.append(owner.filter(hit).unique())
+        shared.append(stored.filter(hit))
+    if not found:
+        return [], pl.Series([], dtype=pl.UInt32)
+    return pl.concat(found).unique().sort().to_list(), pl.concat(shared).unique()
+
+
+def _sharing(tonight: Prints, hashes: pl.Series) -> pl.DataFrame:
+    """(table_id, shoe_id) of tonight's shoes holding one of `hashes`."""
+    frame = tonight.frame
+    counts = frame["hashes"].bin.size() // 4
+    held = _unblob(b"".join(frame["hashes"].to_list()))
+    owner = pl.int_range(frame.height, eager=True).repeat_by(counts).explode()
+    sharing = owner.filter(held.is_in(hashes.implode())).unique()
+    return frame.select("table_id", "shoe_id")[sharing.cast(pl.Int64)]
 
 
 EARLIER = datetime(1900, 1, 1)  # a stored shoe comes before tonight's
@@ -171,10 +188,16 @@ def repeats(conn: Connection, tonight: Prints, cards: pl.DataFrame) -> pl.DataFr
     """Tonight's shoes that repeat a run of a shoe of an earlier run: repeated_runs's rows
     (the later shoe tonight's, `table_id_b`, `shoe_id_b` the stored one's), with `run_b`
     (the earlier run's id) and `run_began_b` (when it ran, UTC), `seq_b` null."""
-    ids = (_candidates(conn, tonight, False) + _candidates(conn, tonight, True)
-           if kept(conn) else [])
+    if not kept(conn):
+        return pl.DataFrame()
+    (full, full_hashes), (values, value_hashes) = (_candidates(conn, tonight, False),
+                                                   _candidates(conn, tonight, True))
+    ids = full + values
     if not ids:
         return pl.DataFrame()
+    # only tonight's shoes that share a hash with a stored one are compared
+    cards = cards.join(_sharing(tonight, pl.concat([full_hashes, value_hashes])),
+                       on=["table_id", "shoe_id"], how="semi")
     stored = []
     for chunk in range(0, len(ids), 5_000):
         query = (sa.select(shoe_prints.c.print_id, shoe_prints.c.run_id,
