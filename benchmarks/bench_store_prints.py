@@ -6,10 +6,10 @@ night's shoes take to compare with every print of the year.
 
 The facility of docs/checked/shoe-order.md: 200 tables dealing 12 shoes a day, 876,000
 shoes a year, 8-deck baccarat shoes dealt to the cover card (about 400 cards). The year
-is built once into a SQLite store (DIR/year.db, kept for later runs): a run row and one
-print per shoe, each with 400 random cards and as many random hashes as a real print of
-such a shoe keeps (the mean of real prints, measured first), one of them the real print
-of a real shoe. A night is then 2,400 real shoes (prints.prints_of over shuffled 8-deck
+is built once into a SQLite store (DIR/year-N.db, kept for later runs): a run a night of
+2,400 prints, each with 400 random cards and as many random hashes as a real print of
+such a shoe keeps (the mean of real prints, measured first), the first of them the real
+print of a real shoe. A night is then 2,400 real shoes (prints.prints_of over shuffled 8-deck
 shoes), one of them that real shoe cut and dealt again: the comparison
 (prints.repeats: every stored hash read, tonight's looked up, candidates verified on
 their cards) is timed, and must find that one shoe and nothing else. Prints the bytes a
@@ -23,7 +23,7 @@ import os
 import random
 import statistics
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import polars as pl
@@ -52,36 +52,47 @@ def _cards(shoes: dict[str, list[int]], day: int) -> pl.DataFrame:
         pl.lit(28, pl.UInt16).alias("kv"), pl.lit("baccarat").alias("game"))
 
 
-def build_year(path: Path, shoes: int, planted: bytes, planted_hashes: bytes,
-               mean_hashes: int) -> float:
-    """The year's store; seconds it took."""
+_MOD52 = bytes(b % 52 for b in range(256))
+
+
+def build_year(path: Path, shoes: int, planted: dict, mean_hashes: int) -> float:
+    """The year's store, a run a night of 2,400 shoes; seconds it took."""
     began = time.perf_counter()
     engine = sa.create_engine(f"sqlite:///{path}")
     with engine.begin() as conn:
         schema.migrate(conn)
-        now = datetime(2026, 6, 1)
-        conn.execute(schema.runs.insert(), [{
-            "run_id": "year", "started_at": now, "finished_at": now, "auditor_version": "x",
-            "inputs": 1, "context_inputs": 0, "tables": 200, "rows_read": 0,
-            "rows_audited": 0, "rows_reported": 0, "rounds_read": 0, "rounds_audited": 0,
-            "rounds_reported": 0, "findings": 0, "errors": 0, "warnings": 0, "underpaid": 0,
-            "overcharged": 0, "overpaid": 0, "out_dir": "-", "report_id": "-"}])
-        conn.execute(schema.shoe_prints.insert(), [{
-            "run_id": "year", "table_id": "BAC-000", "shoe_id": "PLANTED", "game": "baccarat",
-            "by_value": False, "cards": planted, "hashes": planted_hashes}])
-        batch = []
-        for i in range(shoes - 1):
-            batch.append({"run_id": "year", "table_id": f"BAC-{i % 200:03d}",
-                          "shoe_id": f"Y-{i}", "game": "baccarat", "by_value": False,
-                          "cards": bytes(b % 52 for b in os.urandom(400)),
-                          "hashes": os.urandom(4 * mean_hashes)})
-            if len(batch) == 20_000:
-                conn.execute(schema.shoe_prints.insert(), batch)
-                batch = []
-        if batch:
-            conn.execute(schema.shoe_prints.insert(), batch)
+    nights = -(-shoes // NIGHT_SHOES)
+    for night in range(nights):
+        count = min(NIGHT_SHOES, shoes - night * NIGHT_SHOES)
+        run_id = f"night-{night}"
+        at = datetime(2026, 1, 1) + timedelta(days=night)
+        rows = [{"run_id": run_id, "table_id": f"BAC-{i % 200:03d}", "shoe_id": f"Y{night}-{i}",
+                 "game": "baccarat", "by_value": False, "position": i,
+                 "cards": os.urandom(400).translate(_MOD52)} for i in range(count)]
+        hashes = [list(_unblob(os.urandom(4 * mean_hashes))) for _ in range(count)]
+        if night == 0:  # the real print of a real shoe, first of the year
+            rows[0].update(cards=planted["cards"], shoe_id="PLANTED")
+            hashes[0] = planted["hashes"]
+        frame = pl.DataFrame({"hashes": hashes, "position": range(count)},
+                             schema={"hashes": pl.List(pl.UInt32), "position": pl.Int64})
+        with engine.begin() as conn:
+            conn.execute(schema.runs.insert(), [{
+                "run_id": run_id, "started_at": at, "finished_at": at,
+                "auditor_version": "x", "inputs": 1, "context_inputs": 0, "tables": 200,
+                "rows_read": 0, "rows_audited": 0, "rows_reported": 0, "rounds_read": 0,
+                "rounds_audited": 0, "rounds_reported": 0, "findings": 0, "errors": 0,
+                "warnings": 0, "underpaid": 0, "overcharged": 0, "overpaid": 0, "out_dir": "-",
+                "report_id": "-"}])
+            conn.execute(schema.shoe_prints.insert(), rows)
+            conn.execute(schema.print_index.insert(), [{
+                "run_id": run_id, "by_value": False, "hashes": prints._index_bytes(frame)}])
     engine.dispose()
     return time.perf_counter() - began
+
+
+def _unblob(blob: bytes) -> pl.Series:
+    return (pl.Series([blob], dtype=pl.Binary)
+            .bin.reinterpret(dtype=pl.Array(pl.UInt32, len(blob) // 4)).reshape((-1,)))
 
 
 def main() -> None:
@@ -96,15 +107,14 @@ def main() -> None:
     sample = {f"S-{i}": _shoe(rng) for i in range(2_000)}
     sample["PLANTED"] = planted_shoe
     made = prints.prints_of(_cards(sample, 0)).frame
-    sizes = made.select(pl.col("hashes").bin.size() // 4, pl.col("cards").bin.size())
+    sizes = made.select(pl.col("hashes").list.len(), pl.col("cards").bin.size())
     mean_hashes = round(sizes["hashes"].mean())
     planted_row = made.filter(pl.col("shoe_id") == "PLANTED").row(0, named=True)
     print(f"a print: {sizes['cards'].mean():.0f} bytes of cards, {mean_hashes} hashes "
           f"({4 * mean_hashes} bytes; {sizes['hashes'].min()}-{sizes['hashes'].max()})")
     path = args.store_dir / f"year-{args.shoes}.db"
     if not path.exists():
-        took = build_year(path, args.shoes, planted_row["cards"], planted_row["hashes"],
-                          mean_hashes)
+        took = build_year(path, args.shoes, planted_row, mean_hashes)
         print(f"built the year ({args.shoes:,} prints) in {took:.0f} s")
     size = path.stat().st_size
     print(f"store: {size / 1e9:.2f} GB, {size / args.shoes:.0f} bytes a shoe "

@@ -22,8 +22,7 @@ earlier run of a log cut during it.
 
 from __future__ import annotations
 
-import sys
-from array import array
+import io
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -32,7 +31,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ..games import shoe_order
-from .schema import runs, shoe_prints
+from .schema import print_index, runs, shoe_prints
 
 G, W = 7, 8  # full cards: grams of 7, windows of 8 grams (runs of 14 found)
 GV, WV = 14, 15  # values: grams of 14, windows of 15 (runs of 28 found)
@@ -75,36 +74,22 @@ def _kept_hashes(cards: pl.DataFrame, by_value: bool) -> pl.DataFrame:
             .unique().sort("sid", "hash").collect())
 
 
-def _blob(values: list[int], code: str) -> bytes:
-    """Unsigned integers as little-endian bytes (array's `code`: "I" 4 bytes, "B" 1)."""
-    packed = array(code, values)
-    if sys.byteorder == "big":
-        packed.byteswap()
-    return packed.tobytes()
-
-
-def _unblob(blob: bytes) -> pl.Series:
-    """The UInt32 values of a little-endian blob."""
-    if not blob:
-        return pl.Series([], dtype=pl.UInt32)
-    if sys.byteorder == "big":
-        swapped = array("I", blob)
-        swapped.byteswap()
-        blob = swapped.tobytes()
-    return (pl.Series([blob], dtype=pl.Binary)
-            .bin.reinterpret(dtype=pl.Array(pl.UInt32, len(blob) // 4)).reshape((-1,)))
+def _blob(values: list[int]) -> bytes:
+    """A shoe's card codes, one byte each."""
+    return bytes(values)
 
 
 @dataclass
 class Prints:
-    """Tonight's shoes: one row each (table_id, shoe_id, game, by_value, cards: bytes,
-    hashes: bytes of sorted unique UInt32)."""
+    """Tonight's shoes, one row each: table_id, shoe_id, game, by_value, `cards` (bytes),
+    `hashes` (its kept gram hashes, UInt32) and `position` (its place in the run's
+    prints)."""
 
     frame: pl.DataFrame
 
 
 SCHEMA = {"table_id": pl.String, "shoe_id": pl.String, "game": pl.String,
-          "by_value": pl.Boolean, "cards": pl.Binary, "hashes": pl.Binary}
+          "by_value": pl.Boolean, "cards": pl.Binary, "hashes": pl.List(pl.UInt32)}
 
 
 def prints_of(cards: pl.DataFrame) -> Prints:
@@ -118,19 +103,24 @@ def prints_of(cards: pl.DataFrame) -> Prints:
         .filter(pl.col("audited"))
     )
     numbered = numbered.filter(pl.col("sid").is_in(shoes["sid"].implode()))
-    rows = []
+    parts = []
     for by_value in (False, True):
         mine = numbered.filter(pl.col("by_value") == by_value)
         if mine.is_empty():
             continue
         kept = (_kept_hashes(mine, by_value).group_by("sid", maintain_order=True)
-                .agg("hash"))
-        part = shoes.filter(pl.col("by_value") == by_value).join(kept, on="sid", how="left")
-        for table, shoe, game, codes, hashes in part.select(
-                "table_id", "shoe_id", "game", "code", "hash").iter_rows():
-            rows.append((table, shoe, game, by_value, _blob(codes, "B"),
-                         _blob(hashes or [], "I")))
-    return Prints(pl.DataFrame(rows, schema=SCHEMA, orient="row"))
+                .agg(pl.col("hash").alias("hashes")))
+        parts.append(shoes.filter(pl.col("by_value") == by_value)
+                     .join(kept, on="sid", how="left"))
+    if not parts:
+        return Prints(pl.DataFrame(schema={**SCHEMA, "position": pl.Int64}))
+    frame = pl.concat(parts)
+    codes = [_blob(c) for c in frame["code"].to_list()]
+    return Prints(frame.select(
+        "table_id", "shoe_id", "game", "by_value",
+        pl.Series("cards", codes, dtype=pl.Binary),
+        pl.col("hashes").fill_null([]).cast(pl.List(pl.UInt32)),
+        pl.int_range(pl.len()).alias("position")))
 
 
 PRINTS_SINCE = 5  # the schema version that made shoe_prints
@@ -143,42 +133,35 @@ def kept(conn: Connection) -> bool:
     return version(conn) >= PRINTS_SINCE
 
 
-def _candidates(conn: Connection, tonight: Prints,
-                by_value: bool) -> tuple[list[int], pl.Series]:
-    """The print ids of stored shoes that share a kept hash with one of tonight's, and the
-    hashes shared: every stored hash read in one pass, in batches, and looked up in
-    tonight's."""
+def _index_bytes(frame: pl.DataFrame) -> bytes:
+    """A run's index of one kind: (hash, position) of every kept hash, as Parquet: the
+    positions in order compress to almost nothing, the hashes are 4 bytes each."""
+    out = io.BytesIO()
+    (frame.select(pl.col("hashes").alias("hash"), pl.col("position").cast(pl.UInt32))
+     .explode("hash").drop_nulls("hash")
+     .write_parquet(out, compression="zstd", statistics=False))
+    return out.getvalue()
+
+
+def _candidates(conn: Connection, tonight: Prints, by_value: bool) -> pl.DataFrame:
+    """(run_id, position, hash) of the stored shoes that share a kept hash with one of
+    tonight's: every run's index of the kind read in one pass and joined on tonight's
+    hashes."""
     mine = tonight.frame.filter(pl.col("by_value") == by_value)
+    empty = pl.DataFrame(schema={"run_id": pl.String, "position": pl.UInt32,
+                                 "hash": pl.UInt32})
     if mine.is_empty():
-        return [], pl.Series([], dtype=pl.UInt32)
-    wanted = pl.concat([_unblob(b) for b in mine["hashes"].to_list()]).unique()
-    query = sa.select(shoe_prints.c.print_id, shoe_prints.c.hashes).where(
-        shoe_prints.c.by_value == by_value)
+        return empty
+    wanted = mine.select(pl.col("hashes").explode().alias("hash")).drop_nulls().unique()
+    query = sa.select(print_index.c.run_id, print_index.c.hashes).where(
+        print_index.c.by_value == by_value)
     result = conn.execute(query)
-    found: list[pl.Series] = []
-    shared: list[pl.Series] = []
-    while batch := result.fetchmany(100_000):
-        ids = pl.Series("id", [r[0] for r in batch], dtype=pl.Int64)
-        blobs = [r[1] for r in batch]
-        counts = pl.Series([len(b) // 4 for b in blobs], dtype=pl.Int64)
-        stored = _unblob(b"".join(blobs))
-        owner = ids.repeat_by(counts).explode()
-        hit = stored.is_in(wanted.implode())
-        found.append(owner.filter(hit).unique())
-        shared.append(stored.filter(hit))
-    if not found:
-        return [], pl.Series([], dtype=pl.UInt32)
-    return pl.concat(found).unique().sort().to_list(), pl.concat(shared).unique()
-
-
-def _sharing(tonight: Prints, hashes: pl.Series) -> pl.DataFrame:
-    """(table_id, shoe_id) of tonight's shoes holding one of `hashes`."""
-    frame = tonight.frame
-    counts = frame["hashes"].bin.size() // 4
-    held = _unblob(b"".join(frame["hashes"].to_list()))
-    owner = pl.int_range(frame.height, eager=True).repeat_by(counts).explode()
-    sharing = owner.filter(held.is_in(hashes.implode())).unique()
-    return frame.select("table_id", "shoe_id")[sharing.cast(pl.Int64)]
+    found = []
+    while batch := result.fetchmany(50):
+        stored = pl.concat([pl.read_parquet(io.BytesIO(blob)).with_columns(
+            pl.lit(run).alias("run_id")) for run, blob in batch])
+        found.append(stored.join(wanted, on="hash", how="semi"))
+    return pl.concat(found).select(empty.columns) if found else empty
 
 
 EARLIER = datetime(1900, 1, 1)  # a stored shoe comes before tonight's
@@ -190,21 +173,23 @@ def repeats(conn: Connection, tonight: Prints, cards: pl.DataFrame) -> pl.DataFr
     (the earlier run's id) and `run_began_b` (when it ran, UTC), `seq_b` null."""
     if not kept(conn):
         return pl.DataFrame()
-    (full, full_hashes), (values, value_hashes) = (_candidates(conn, tonight, False),
-                                                   _candidates(conn, tonight, True))
-    ids = full + values
-    if not ids:
+    hits = pl.concat([_candidates(conn, tonight, False), _candidates(conn, tonight, True)])
+    if hits.is_empty():
         return pl.DataFrame()
     # only tonight's shoes that share a hash with a stored one are compared
-    cards = cards.join(_sharing(tonight, pl.concat([full_hashes, value_hashes])),
-                       on=["table_id", "shoe_id"], how="semi")
+    sharing = (tonight.frame.select("table_id", "shoe_id", pl.col("hashes").alias("hash"))
+               .explode("hash").join(hits.select("hash").unique(), on="hash", how="semi")
+               .select("table_id", "shoe_id").unique())
+    cards = cards.join(sharing, on=["table_id", "shoe_id"], how="semi")
+    wanted = hits.select("run_id", "position").unique()
     stored = []
-    for chunk in range(0, len(ids), 5_000):
+    for (run,), positions in wanted.group_by("run_id"):
         query = (sa.select(shoe_prints.c.print_id, shoe_prints.c.run_id,
                            shoe_prints.c.table_id, shoe_prints.c.shoe_id,
                            shoe_prints.c.by_value, shoe_prints.c.cards, runs.c.started_at)
                  .join(runs, runs.c.run_id == shoe_prints.c.run_id)
-                 .where(shoe_prints.c.print_id.in_(ids[chunk:chunk + 5_000])))
+                 .where(shoe_prints.c.run_id == run,
+                        shoe_prints.c.position.in_(positions["position"].to_list())))
         stored += conn.execute(query).all()
     earlier = pl.DataFrame(
         [(f"\x00{r[0]}", r[2], r[3], r[1], r[6], r[4], list(r[5])) for r in stored],
@@ -247,10 +232,15 @@ def repeats(conn: Connection, tonight: Prints, cards: pl.DataFrame) -> pl.DataFr
 
 
 def write(conn: Connection, run_id: str, tonight: Prints) -> int:
-    """Tonight's prints into the store (in the run's transaction); how many."""
-    if not kept(conn):
+    """Tonight's prints into the store (in the run's transaction), and the run's index of
+    their hashes, one per kind; how many shoes."""
+    if not kept(conn) or tonight.frame.is_empty():
         return 0
-    rows = [dict(r, run_id=run_id) for r in tonight.frame.iter_rows(named=True)]
+    frame = tonight.frame
+    rows = [dict(r, run_id=run_id) for r in frame.drop("hashes").iter_rows(named=True)]
     for chunk in range(0, len(rows), 10_000):
         conn.execute(shoe_prints.insert(), rows[chunk:chunk + 10_000])
+    for (by_value,), part in frame.group_by("by_value"):
+        conn.execute(print_index.insert(), [{"run_id": run_id, "by_value": by_value,
+                                             "hashes": _index_bytes(part)}])
     return len(rows)
