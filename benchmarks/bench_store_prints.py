@@ -69,12 +69,12 @@ def build_year(path: Path, shoes: int, planted: dict, mean_hashes: int) -> float
         rows = [{"run_id": run_id, "table_id": f"BAC-{i % 200:03d}", "shoe_id": f"Y{night}-{i}",
                  "game": "baccarat", "by_value": False, "position": i,
                  "cards": os.urandom(400).translate(_MOD52)} for i in range(count)]
-        hashes = [list(_unblob(os.urandom(4 * mean_hashes))) for _ in range(count)]
+        hashes = _random40(count * mean_hashes).reshape((count, mean_hashes)).to_list()
         if night == 0:  # the real print of a real shoe, first of the year
             rows[0].update(cards=planted["cards"], shoe_id="PLANTED")
             hashes[0] = planted["hashes"]
         frame = pl.DataFrame({"hashes": hashes, "position": range(count)},
-                             schema={"hashes": pl.List(pl.UInt32), "position": pl.Int64})
+                             schema={"hashes": pl.List(pl.UInt64), "position": pl.Int64})
         with engine.begin() as conn:
             conn.execute(schema.runs.insert(), [{
                 "run_id": run_id, "started_at": at, "finished_at": at,
@@ -90,9 +90,11 @@ def build_year(path: Path, shoes: int, planted: dict, mean_hashes: int) -> float
     return time.perf_counter() - began
 
 
-def _unblob(blob: bytes) -> pl.Series:
+def _random40(n: int) -> pl.Series:
+    """n random 40-bit hashes."""
+    blob = os.urandom(8 * n)
     return (pl.Series([blob], dtype=pl.Binary)
-            .bin.reinterpret(dtype=pl.Array(pl.UInt32, len(blob) // 4)).reshape((-1,)))
+            .bin.reinterpret(dtype=pl.Array(pl.UInt64, n)).reshape((-1,)) % (1 << 40))
 
 
 def main() -> None:
@@ -110,8 +112,8 @@ def main() -> None:
     sizes = made.select(pl.col("hashes").list.len(), pl.col("cards").bin.size())
     mean_hashes = round(sizes["hashes"].mean())
     planted_row = made.filter(pl.col("shoe_id") == "PLANTED").row(0, named=True)
-    print(f"a print: {sizes['cards'].mean():.0f} bytes of cards, {mean_hashes} hashes "
-          f"({4 * mean_hashes} bytes; {sizes['hashes'].min()}-{sizes['hashes'].max()})")
+    print(f"a print: {sizes['cards'].mean():.0f} bytes of cards, {mean_hashes} hashes of "
+          f"40 bits ({sizes['hashes'].min()}-{sizes['hashes'].max()})")
     path = args.store_dir / f"year-{args.shoes}.db"
     if not path.exists():
         took = build_year(path, args.shoes, planted_row, mean_hashes)

@@ -5,16 +5,16 @@ A print is bounded (under 1 KB a shoe):
 
 - the shoe's cards, one byte a card (games.shoe_order codes), to verify a candidate
   exactly: a hash never makes a finding;
-- its **winnowed** gram hashes: the hash (UInt32) of every run of `G` cards, and of every
+- its **winnowed** gram hashes: the hash (40 bits) of every run of `G` cards, and of every
   window of `W` consecutive hashes the smallest kept. Two shoes sharing a run of
   W + G - 1 cards share that run's W grams, a whole window in each, so both keep its
   smallest hash: every run of k = 14 cards (G = 7, W = 8) is found. A shoe compared on
   values (a table whose log records cards by value only) is printed on values instead,
   with value grams of `GV` = 14 and windows of `WV` = 15 (28 values).
 
-Tonight's hashes are looked up against the stored ones in memory: the stored hashes
-(`shoe_prints.hashes`, sorted UInt32 bytes) are read in one pass, in batches, each batch
-one polars column looked up in the set of tonight's; the candidate shoes' cards are then
+The hashes are 40 bits. Each run keeps its shoes' hashes in one row a kind
+(`print_index`: Parquet of hash and place), so a night reads a year's hashes in a few
+hundred rows and joins them with tonight's at once; the candidate shoes' cards are then
 read and compared with tonight's exactly (shoe_order.repeated_runs).
 A shoe of tonight is never compared with itself (same table and shoe) printed by an
 earlier run of a log cut during it.
@@ -38,14 +38,22 @@ GV, WV = 14, 15  # values: grams of 14, windows of 15 (runs of 28 found)
 _32 = 1 << 32
 
 
-def hash32(key: pl.Expr) -> pl.Expr:
+def _mixed(key: pl.Expr, a: int, b: int) -> pl.Expr:
     """A gram's packed bits (below 2^64) mixed into 32 bits, the same on every machine and
     polars version (no overflow: every product stays below 2^64)."""
     low, high = key % _32, key // _32
-    x = (low * 0x9E3779B1 % _32 + high * 0x85EBCA77 % _32) % _32
+    x = (low * a % _32 + high * b % _32) % _32
     for _ in range(2):
         x = (x.xor(x // (1 << 16)) * 0x45D9F3B) % _32
-    return x.xor(x // (1 << 16)).cast(pl.UInt32)
+    return x.xor(x // (1 << 16))
+
+
+def hash40(key: pl.Expr) -> pl.Expr:
+    """A gram's 40-bit hash (UInt64): two mixes of its bits, 32 and 8 bits. Forty bits
+    keep chance matches against a year of stored hashes (some 76 million) to a few a
+    night, where 32 would give thousands to verify."""
+    return (_mixed(key, 0x9E3779B1, 0x85EBCA77) * 256
+            + _mixed(key, 0x85EBCA6B, 0xC2B2AE35) % 256).cast(pl.UInt64)
 
 
 def _kept_hashes(cards: pl.DataFrame, by_value: bool) -> pl.DataFrame:
@@ -56,7 +64,7 @@ def _kept_hashes(cards: pl.DataFrame, by_value: bool) -> pl.DataFrame:
     [key] = shoe_order._packed(cards, symbol, bits, g)
     grams = (
         cards.lazy()
-        .with_columns(hash32(key).alias("hash"))
+        .with_columns(hash40(key).alias("hash"))
         .filter(pl.col("pos") + g <= pl.col("length"))
         .select("sid", "hash")
         .with_columns(pl.len().over("sid").alias("grams"))
@@ -82,14 +90,14 @@ def _blob(values: list[int]) -> bytes:
 @dataclass
 class Prints:
     """Tonight's shoes, one row each: table_id, shoe_id, game, by_value, `cards` (bytes),
-    `hashes` (its kept gram hashes, UInt32) and `position` (its place in the run's
+    `hashes` (its kept gram hashes, 40 bits in a UInt64) and `position` (its place in the run's
     prints)."""
 
     frame: pl.DataFrame
 
 
 SCHEMA = {"table_id": pl.String, "shoe_id": pl.String, "game": pl.String,
-          "by_value": pl.Boolean, "cards": pl.Binary, "hashes": pl.List(pl.UInt32)}
+          "by_value": pl.Boolean, "cards": pl.Binary, "hashes": pl.List(pl.UInt64)}
 
 
 def prints_of(cards: pl.DataFrame) -> Prints:
@@ -119,7 +127,7 @@ def prints_of(cards: pl.DataFrame) -> Prints:
     return Prints(frame.select(
         "table_id", "shoe_id", "game", "by_value",
         pl.Series("cards", codes, dtype=pl.Binary),
-        pl.col("hashes").fill_null([]).cast(pl.List(pl.UInt32)),
+        pl.col("hashes").fill_null([]).cast(pl.List(pl.UInt64)),
         pl.int_range(pl.len()).alias("position")))
 
 
@@ -134,13 +142,22 @@ def kept(conn: Connection) -> bool:
 
 
 def _index_bytes(frame: pl.DataFrame) -> bytes:
-    """A run's index of one kind: (hash, position) of every kept hash, as Parquet: the
-    positions in order compress to almost nothing, the hashes are 4 bytes each."""
+    """A run's index of one kind: every kept hash and its shoe's place, as Parquet: the
+    hash in two columns, 32 and 8 bits (5 bytes, which random bits take however
+    compressed), the places in order compress to almost nothing."""
     out = io.BytesIO()
     (frame.select(pl.col("hashes").alias("hash"), pl.col("position").cast(pl.UInt32))
      .explode("hash").drop_nulls("hash")
+     .select((pl.col("hash") // 256).cast(pl.UInt32).alias("high"),
+             (pl.col("hash") % 256).cast(pl.UInt8).alias("low"), "position")
      .write_parquet(out, compression="zstd", statistics=False))
     return out.getvalue()
+
+
+def _index_of(blob: bytes) -> pl.DataFrame:
+    """(hash, position) of a run's index (_index_bytes)."""
+    return pl.read_parquet(io.BytesIO(blob)).select(
+        (pl.col("high").cast(pl.UInt64) * 256 + pl.col("low")).alias("hash"), "position")
 
 
 def _candidates(conn: Connection, tonight: Prints, by_value: bool) -> pl.DataFrame:
@@ -149,19 +166,27 @@ def _candidates(conn: Connection, tonight: Prints, by_value: bool) -> pl.DataFra
     hashes."""
     mine = tonight.frame.filter(pl.col("by_value") == by_value)
     empty = pl.DataFrame(schema={"run_id": pl.String, "position": pl.UInt32,
-                                 "hash": pl.UInt32})
+                                 "hash": pl.UInt64})
     if mine.is_empty():
         return empty
     wanted = mine.select(pl.col("hashes").explode().alias("hash")).drop_nulls().unique()
     query = sa.select(print_index.c.run_id, print_index.c.hashes).where(
         print_index.c.by_value == by_value)
     result = conn.execute(query)
-    found = []
+    names, frames = [], []
     while batch := result.fetchmany(50):
-        stored = pl.concat([pl.read_parquet(io.BytesIO(blob)).with_columns(
-            pl.lit(run).alias("run_id")) for run, blob in batch])
-        found.append(stored.join(wanted, on="hash", how="semi"))
-    return pl.concat(found).select(empty.columns) if found else empty
+        for run, blob in batch:
+            frames.append(_index_of(blob).with_columns(
+                pl.lit(len(names), pl.UInt32).alias("run")))
+            names.append(run)
+    if not frames:
+        return empty
+    # one join of every stored hash with tonight's (a join a run builds tonight's table
+    # each time)
+    hits = pl.concat(frames, rechunk=False).join(wanted, on="hash", how="semi")
+    return hits.select(
+        pl.col("run").replace_strict(list(range(len(names))), names, return_dtype=pl.String)
+        .alias("run_id"), "position", "hash")
 
 
 EARLIER = datetime(1900, 1, 1)  # a stored shoe comes before tonight's
@@ -181,15 +206,15 @@ def repeats(conn: Connection, tonight: Prints, cards: pl.DataFrame) -> pl.DataFr
                .explode("hash").join(hits.select("hash").unique(), on="hash", how="semi")
                .select("table_id", "shoe_id").unique())
     cards = cards.join(sharing, on=["table_id", "shoe_id"], how="semi")
-    wanted = hits.select("run_id", "position").unique()
+    wanted = hits.select("run_id", "position").unique().rows()
     stored = []
-    for (run,), positions in wanted.group_by("run_id"):
+    for chunk in range(0, len(wanted), 2_000):
         query = (sa.select(shoe_prints.c.print_id, shoe_prints.c.run_id,
                            shoe_prints.c.table_id, shoe_prints.c.shoe_id,
                            shoe_prints.c.by_value, shoe_prints.c.cards, runs.c.started_at)
                  .join(runs, runs.c.run_id == shoe_prints.c.run_id)
-                 .where(shoe_prints.c.run_id == run,
-                        shoe_prints.c.position.in_(positions["position"].to_list())))
+                 .where(sa.tuple_(shoe_prints.c.run_id, shoe_prints.c.position)
+                        .in_(wanted[chunk:chunk + 2_000])))
         stored += conn.execute(query).all()
     earlier = pl.DataFrame(
         [(f"\x00{r[0]}", r[2], r[3], r[1], r[6], r[4], list(r[5])) for r in stored],
