@@ -735,8 +735,17 @@ def _simulate_command(game: str):
                   "of its collect, pay, push and vig rows, as a table system that records "
                   "only nets does (the hand-history format only). A planted settlement fault "
                   "is then in the box's net, the net rules' (BJ707, BA509).")
-    def command(rounds, tables, seed, faults, out, encoding, start, layout, nets):
-        """Write a log, a matching house.toml and (with --faults) truth.tsv to OUT."""
+    @click.option("--order-fault", "order_faults", multiple=True,
+                  type=click.Choice(["shoe_reused", "decks_unshuffled"]),
+                  help="Plant shuffles that did not happen besides (repeatable), in turn in "
+                  "about 3 shoes in 10 after each table's first: shoe_reused, a shoe dealt "
+                  "again in an earlier shoe's order from a random point (BA108, BJ106); "
+                  "decks_unshuffled, a deck in new-deck order (BA109, BJ107). None unless "
+                  "asked: --faults plants every other kind.")
+    def command(rounds, tables, seed, faults, out, encoding, start, layout, nets,
+                order_faults):
+        """Write a log, a matching house.toml and (with --faults or --order-fault)
+        truth.tsv to OUT."""
         import importlib
 
         from .simulate import exports
@@ -757,7 +766,8 @@ def _simulate_command(game: str):
                               "auditor simulate blackjack --layout boxes")
             # a simulator deals one patron a box: its export records one wager a box
             opens["co_patrons"] = False
-        sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults, **opens)
+        sim = module.simulate(rounds=rounds, tables=tables, seed=seed, faults=faults,
+                              order_faults=order_faults, **opens)
         events = sim.events
         if nets:
             from .simulate.nets import as_nets
@@ -770,7 +780,7 @@ def _simulate_command(game: str):
         extra = {"blackjack": sim.house} if game == "blackjack" else {}
         house = write_house_rules(sim.tables, out / "house.toml", **extra)
         written = [*logs, house]
-        if faults > 0:
+        if faults > 0 or order_faults:
             # tab-separated, so that auditing the folder does not read it as a log
             sim.truth.write_csv(out / "truth.tsv", separator="\t")
             written.append(out / "truth.tsv")

@@ -37,8 +37,10 @@
   partial unique index).
 - `shoe_prints` (version 5): a bounded print of each shoe a run audited, so that later runs
   compare their shoes with it (BA108, BJ106 across nights; store.prints): the shoe's cards,
-  one byte a card, and its winnowed gram hashes (sorted UInt32 bytes), with whether it is
-  printed on values (a table whose log records cards by value only).
+  one byte a card, its place in the run's prints, and whether it is printed on values (a
+  table whose log records cards by value only); `print_index`: each run's winnowed gram
+  hashes of its shoes, one row per kind (cards, values), as Parquet of (hash, position),
+  so that a night reads a year's hashes in a few hundred rows.
 - `schema_version`: the versions applied, one row each.
 
 The store upgrades itself: `migrate` applies, in one transaction and under a lock, every
@@ -274,9 +276,19 @@ shoe_prints = sa.Table(
     sa.Column("table_id", sa.Text, nullable=False),
     sa.Column("shoe_id", sa.Text, nullable=False),
     sa.Column("game", sa.String(16), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),  # its place in the run's prints
     sa.Column("by_value", sa.Boolean, nullable=False),
     sa.Column("cards", sa.LargeBinary, nullable=False),  # one byte a card (shoe_order codes)
-    sa.Column("hashes", sa.LargeBinary, nullable=False),  # sorted UInt32, little-endian
+    sa.Index("shoe_prints_place", "run_id", "position", unique=True),
+)
+
+print_index = sa.Table(
+    "print_index",
+    metadata,
+    sa.Column("run_id", sa.String(64), sa.ForeignKey("runs.run_id"), primary_key=True),
+    sa.Column("by_value", sa.Boolean, primary_key=True),
+    # Parquet of (hash UInt32, position UInt32): the run's shoes' kept gram hashes
+    sa.Column("hashes", sa.LargeBinary, nullable=False),
 )
 
 APPEND_ONLY = "review_events is append-only: its rows are never changed or removed"
@@ -326,7 +338,7 @@ def _create_v4(conn: Connection) -> None:
 
 
 def _create_v5(conn: Connection) -> None:
-    metadata.create_all(conn, tables=[shoe_prints])
+    metadata.create_all(conn, tables=[shoe_prints, print_index])
 
 
 # (version, what it does, the step): applied in order, each once
@@ -337,7 +349,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[Connection], None]]] = [
      _create_v3),
     (4, "four eyes (dispositions proposed, approved, rejected) and signoffs of runs",
      _create_v4),
-    (5, "shoe_prints: each shoe's order, to find a shoe repeated on a later night",
+    (5, "shoe_prints and print_index: each shoe's order, to find a shoe repeated on a "
+        "later night",
      _create_v5),
 ]
 
