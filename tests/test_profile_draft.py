@@ -541,3 +541,57 @@ def test_a_column_whose_cells_cannot_choose_between_its_names_roles_is_a_todo(tm
     assert source["columns"]["dealer_cards"] == "DealerCards"
     assert _todo(source["columns"]["dealer_id"]) and "`Dealer`" in source["columns"][
         "dealer_id"]
+
+
+# --- simulated wagers: any names, bet words, amounts in units or cents
+
+@st.composite
+def _wagers(draw):
+    names, used = {}, set()
+    for role in ("table_id", "shoe_id", "round", "seat", "bet", "amount", "pay", "collect"):
+        choices = [n for n in _names(role) if synonyms.fold(n) not in used
+                   and synonyms.columns_named(n) == [role]]
+        name = draw(st.sampled_from(choices))
+        used.add(synonyms.fold(name))
+        names[role] = name
+    bets = {t: draw(st.sampled_from([*synonyms.table()["values"]["bet"][t], f"k{t[:3]}9"]))
+            for t in ("banker", "player", "tie")}
+    return names, bets, draw(st.integers(0, 2**16))
+
+
+@settings(max_examples=20, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                 HealthCheck.too_slow])
+@given(example=_wagers())
+def test_simulated_wagers_are_drafted_right_or_marked_todo(tmp_path_factory, example):
+    names, bets, seed = example
+    rng = random.Random(seed)
+    cents = "cents" in synonyms.fold(names["amount"])
+    header = list(names.values())
+    rows = []
+    for n in range(40):
+        stake = rng.choice([10, 25, 100])
+        won = rng.random() < 0.5
+        rows.append(["BAC-01", "S1", str(n // 3 + 1), str(rng.randint(1, 9)),
+                     bets[rng.choice(list(bets))],
+                     str(stake * 100) if cents else f"{stake}.00",
+                     f"{stake}.00" if won else "", "" if won else f"{stake}.00"])
+    folder = tmp_path_factory.mktemp("wagers")
+    (folder / "wagers-sim.csv").write_text(
+        "\n".join(",".join(r) for r in [header, *rows]) + "\n")
+    document = tomllib.loads(text(draft([str(folder)])))
+    source, = document["source"]
+    if _todo(source["layout"]):
+        return
+    assert source["layout"] == "wagers" and source["join"] == "round"
+    for role, name in names.items():
+        got = source["columns"].get(role)
+        if role == "amount" and cents:
+            assert got == {"sql": f"CAST({name} AS DOUBLE) / 100"} or _todo(got)
+            continue
+        assert got in (name, None) or _todo(got), (role, got)
+    mapped = source.get("values", {}).get("bet", {})
+    for target, word in bets.items():
+        if any(r[4] == word for r in rows):
+            got = mapped.get(word, word if word == target else None)
+            assert got == target or _todo(got), (word, target, got)

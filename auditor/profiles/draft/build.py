@@ -126,7 +126,8 @@ def draft(arguments: list[str], game: str | None = None) -> Draft:
                                f"{s.rows - s.head_rows:,} sampled at random")
              for s in samples]
     for s in samples:
-        notes += [f"{s.path}: line {line}: {why} (left out of the sample)"
+        notes += [f"{s.path}: line {line}: {why}" + (" (left out of the sample)"
+                                                     if line > 1 else "")
                   for line, why in s.skipped[:5]]
         if len(s.skipped) > 5:
             notes.append(f"{s.path}: {len(s.skipped) - 5} more line(s) left out so")

@@ -54,7 +54,7 @@ class Sample:
     whole: bool = True  # every row of the file is in the frame
     size: int = 0
     list_columns: set[str] = field(default_factory=set)  # JSON lists, Parquet lists
-    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why), head only
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why): said
     sniffed_header: bool = True  # csv.Sniffer's reading of the first line
     shapes: dict | None = None  # each column's shape (roles.shape), once worked out
 
@@ -195,6 +195,8 @@ def _csv(path: Path, size: int, lines: list[str], head_count: int, whole: bool,
         if len(record) == len(header) and record != records[0]:
             rows.append(dict(zip(header, record, strict=True)))
     unique = list(dict.fromkeys(header))
+    skipped[:0] = [(1, f"the header names {name!r} twice (profile check refuses such a "
+                       "file)") for name in unique if header.count(name) > 1]
     return Sample(path, kind or "csv", delimiter, unique, _frame(unique, rows), first, whole,
                   size, skipped=skipped, sniffed_header=sniffed)
 
