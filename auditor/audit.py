@@ -50,7 +50,7 @@ from .profiles.read import quiet
 from .profiles.translated import Translated
 from .rules import catalog
 from .rulesets import Rulesets
-from .scope import Scope, Window, findings_in_scope
+from .scope import IN_SCOPE, Scope, Window, findings_in_scope
 
 __all__ = ["GAMES", "AuditError", "AuditResult", "run"]
 
@@ -546,8 +546,11 @@ ORDER_RULES = {"baccarat": "BA108", "blackjack": "BJ106"}
 def _shoe_cards(evidence: dict[str, list[pl.DataFrame]]) -> pl.DataFrame | None:
     """The shoes' cards of every part (the evidence of the repeated-order rules), with
     their game."""
-    frames = [pl.concat(evidence[rule]).with_columns(pl.lit(game).alias("game"))
-              for game, rule in ORDER_RULES.items() if evidence.get(rule)]
+    from .games import shoe_order
+
+    frames = [shoe_order.unpacked(pl.concat(evidence[rule])).with_columns(
+              pl.lit(game).alias("game")) for game, rule in ORDER_RULES.items()
+              if evidence.get(rule)]
     return pl.concat(frames) if frames else None
 
 
@@ -617,5 +620,22 @@ def _judged_across(evidence: dict[str, list[pl.DataFrame]], places: list[pl.Data
     for rule_id, frames in evidence.items():
         rule = catalog.REGISTRY.get(rule_id)
         rows = fnd.from_check(rule, rule.across(pl.concat(frames), house), rule.scope)
-        out.append(findings_in_scope(fnd.located(rows, where, log.files), where))
+        # the evidence of every shoe's cards carries its rows' places (and whether each is
+        # audited), read only where a finding points
+        at = where if rule.evidence_names_shoes else _carried_places(frames, rows, where)
+        out.append(findings_in_scope(fnd.located(rows, at, log.files), at))
     return out
+
+
+def _carried_places(frames: list[pl.DataFrame], rows: pl.DataFrame,
+                    where: pl.DataFrame) -> pl.DataFrame:
+    """The places of the rows `rows` point at, from packed shoes' cards (shoe_order)."""
+    from .games import shoe_order
+
+    scope = [IN_SCOPE] if IN_SCOPE in where.columns else []
+    shoes = pl.concat(frames).join(rows.select("table_id", "shoe_id").unique(),
+                                   on=["table_id", "shoe_id"], how="semi")
+    return shoe_order.unpacked(shoes).select(
+        "table_id", "seq", "file_id", "line",
+        *(pl.col("audited").alias(IN_SCOPE) for _ in scope)).join(
+            rows.select("table_id", "seq"), on=["table_id", "seq"], how="semi")
