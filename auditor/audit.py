@@ -79,9 +79,18 @@ class AuditResult:
     # columns are the format's); another log's coverage may be applied to them with it
     # (Coverage.keep(findings.with_columns(parts)))
     parts: pl.Series | None = None
-    # every card of every shoe in order, per game (games.shoe_order.shoe_cards, with
-    # `game`): what the store's prints of the shoes are made from (store.prints)
-    shoe_cards: pl.DataFrame | None = None
+    # every shoe's cards in order, one row a shoe (games.shoe_order.packed, with `game`):
+    # what the store's prints of the shoes are made from (store.prints)
+    shoes_packed: pl.DataFrame | None = None
+
+    @property
+    def shoe_cards(self) -> pl.DataFrame | None:
+        """Every card of every shoe, in order (games.shoe_order.shoe_cards, with `game`)."""
+        if self.shoes_packed is None:
+            return None
+        from .games import shoe_order
+
+        return shoe_order.unpacked(self.shoes_packed, ["game"])
 
     @property
     def scope(self) -> Scope:
@@ -544,13 +553,10 @@ ORDER_RULES = {"baccarat": "BA108", "blackjack": "BJ106"}
 
 
 def _shoe_cards(evidence: dict[str, list[pl.DataFrame]]) -> pl.DataFrame | None:
-    """The shoes' cards of every part (the evidence of the repeated-order rules), with
+    """The shoes of every part, packed (the evidence of the repeated-order rules), with
     their game."""
-    from .games import shoe_order
-
-    frames = [shoe_order.unpacked(pl.concat(evidence[rule])).with_columns(
-              pl.lit(game).alias("game")) for game, rule in ORDER_RULES.items()
-              if evidence.get(rule)]
+    frames = [pl.concat(evidence[rule]).with_columns(pl.lit(game).alias("game"))
+              for game, rule in ORDER_RULES.items() if evidence.get(rule)]
     return pl.concat(frames) if frames else None
 
 

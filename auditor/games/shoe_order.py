@@ -405,10 +405,10 @@ def packed(cards: pl.DataFrame) -> pl.DataFrame:
     ).drop("sid")
 
 
-def unpacked(shoes: pl.DataFrame) -> pl.DataFrame:
-    """shoe_cards's rows again from packed shoes."""
+def unpacked(shoes: pl.DataFrame, more: list[str] | None = None) -> pl.DataFrame:
+    """shoe_cards's rows again from packed shoes (and the columns `more` of each shoe)."""
     return shoes.explode(LISTED).select(*SHOE, "seq", "time", "code", "audited", "file_id",
-                                        "line", "by_value", "k", "kv")
+                                        "line", "by_value", "k", "kv", *(more or []))
 
 
 def new_deck_check(ctx, label: str, why: str) -> pl.DataFrame:
