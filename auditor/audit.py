@@ -50,7 +50,7 @@ from .profiles.read import quiet
 from .profiles.translated import Translated
 from .rules import catalog
 from .rulesets import Rulesets
-from .scope import Scope, Window, findings_in_scope
+from .scope import IN_SCOPE, Scope, Window, findings_in_scope
 
 __all__ = ["GAMES", "AuditError", "AuditResult", "run"]
 
@@ -79,9 +79,18 @@ class AuditResult:
     # columns are the format's); another log's coverage may be applied to them with it
     # (Coverage.keep(findings.with_columns(parts)))
     parts: pl.Series | None = None
-    # every card of every shoe in order, per game (games.shoe_order.shoe_cards, with
-    # `game`): what the store's prints of the shoes are made from (store.prints)
-    shoe_cards: pl.DataFrame | None = None
+    # every shoe's cards in order, one row a shoe (games.shoe_order.packed, with `game`):
+    # what the store's prints of the shoes are made from (store.prints)
+    shoes_packed: pl.DataFrame | None = None
+
+    @property
+    def shoe_cards(self) -> pl.DataFrame | None:
+        """Every card of every shoe, in order (games.shoe_order.shoe_cards, with `game`)."""
+        if self.shoes_packed is None:
+            return None
+        from .games import shoe_order
+
+        return shoe_order.unpacked(self.shoes_packed, ["game"])
 
     @property
     def scope(self) -> Scope:
@@ -544,7 +553,7 @@ ORDER_RULES = {"baccarat": "BA108", "blackjack": "BJ106"}
 
 
 def _shoe_cards(evidence: dict[str, list[pl.DataFrame]]) -> pl.DataFrame | None:
-    """The shoes' cards of every part (the evidence of the repeated-order rules), with
+    """The shoes of every part, packed (the evidence of the repeated-order rules), with
     their game."""
     frames = [pl.concat(evidence[rule]).with_columns(pl.lit(game).alias("game"))
               for game, rule in ORDER_RULES.items() if evidence.get(rule)]
@@ -617,5 +626,22 @@ def _judged_across(evidence: dict[str, list[pl.DataFrame]], places: list[pl.Data
     for rule_id, frames in evidence.items():
         rule = catalog.REGISTRY.get(rule_id)
         rows = fnd.from_check(rule, rule.across(pl.concat(frames), house), rule.scope)
-        out.append(findings_in_scope(fnd.located(rows, where, log.files), where))
+        # the evidence of every shoe's cards carries its rows' places (and whether each is
+        # audited), read only where a finding points
+        at = where if rule.evidence_names_shoes else _carried_places(frames, rows, where)
+        out.append(findings_in_scope(fnd.located(rows, at, log.files), at))
     return out
+
+
+def _carried_places(frames: list[pl.DataFrame], rows: pl.DataFrame,
+                    where: pl.DataFrame) -> pl.DataFrame:
+    """The places of the rows `rows` point at, from packed shoes' cards (shoe_order)."""
+    from .games import shoe_order
+
+    scope = [IN_SCOPE] if IN_SCOPE in where.columns else []
+    shoes = pl.concat(frames).join(rows.select("table_id", "shoe_id").unique(),
+                                   on=["table_id", "shoe_id"], how="semi")
+    return shoe_order.unpacked(shoes).select(
+        "table_id", "seq", "file_id", "line",
+        *(pl.col("audited").alias(IN_SCOPE) for _ in scope)).join(
+            rows.select("table_id", "seq"), on=["table_id", "seq"], how="semi")

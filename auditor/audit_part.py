@@ -225,8 +225,11 @@ def _game_checks(
 
 
 def _places(evidence: dict[str, pl.DataFrame], events: pl.DataFrame) -> pl.DataFrame:
-    """Where each row the evidence names is (its findings are located at the end)."""
-    named = [e.select("table_id", "seq") for e in evidence.values()]
+    """Where each row the evidence names is (its findings are located at the end); the
+    evidence of every shoe's cards carries its rows' places itself
+    (Rule.evidence_names_shoes)."""
+    named = [e.select("table_id", "seq") for rule, e in evidence.items()
+             if catalog.REGISTRY.get(rule).evidence_names_shoes]
     wanted = pl.concat(named) if named else events.select("table_id", "seq").clear()
     return fnd.places(events, wanted)
 
@@ -237,7 +240,8 @@ def _finding_shoes(located: pl.DataFrame, part: Ingested,
     evidence of rules judged across parts names."""
     keys = ["table_id", "shoe_id"]
     shoes = [located.select(keys), part.problems.select(keys)]
-    shoes += [e.select(keys) for e in evidence.values()]
+    shoes += [e.select(keys) for rule, e in evidence.items()
+              if catalog.REGISTRY.get(rule).evidence_names_shoes]
     return pl.concat(shoes, how="vertical_relaxed").drop_nulls().unique()
 
 

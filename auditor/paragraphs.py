@@ -43,6 +43,7 @@ class Coverage:
     through: tuple[str, ...]  # the rules of its subparagraphs, when checked through them
     kind: str | None
     reason: str | None
+    partly: str | None = None  # what the rules checking it do not check of it
 
     @property
     def state(self) -> str:
@@ -67,6 +68,7 @@ class Coverage:
             "through_subparagraphs": list(self.through),
             "kind": self.kind,
             "reason": self.reason,
+            "partly": self.partly,
         }
 
 
@@ -138,6 +140,7 @@ def _covered(paragraphs, checking: dict[str, set[str]], rs: Rulesets) -> tuple[C
             through=checked[p.citation][1],
             kind=reason.kind if reason else None,
             reason=reason.reason if reason else None,
+            partly=rs.partly(p.citation),
         ))
     return tuple(out)
 
@@ -180,7 +183,8 @@ def verdict(c: Coverage) -> str:
     """What checks the paragraph, or why nothing does, in a few words."""
     parts = []
     if c.rules:
-        parts.append(f"checked by {', '.join(c.rules)}")
+        parts.append(f"checked by {', '.join(c.rules)}"
+                     + (f", in part: {c.partly}" if c.partly else ""))
     if c.through:
         parts.append(f"checked through its subparagraphs by {', '.join(c.through)}")
     if c.reason is not None:
@@ -275,7 +279,7 @@ def as_markdown(sections: list[Section]) -> str:
 
 def _markdown_verdict(c: Coverage) -> str:
     if c.state == "checked":
-        return ", ".join(c.rules)
+        return ", ".join(c.rules) + (f" (in part: {c.partly})" if c.partly else "")
     if c.state == "subparagraphs":
         return f"through its subparagraphs: {', '.join(c.through)}"
     if c.state == "reason":

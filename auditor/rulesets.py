@@ -13,6 +13,7 @@ uses last year's rules.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import re
 import tomllib
@@ -128,6 +129,7 @@ class _Section:
     paragraphs: tuple[Paragraph, ...]
     reasons: tuple[Reason, ...] = ()
     readings: tuple[Reading, ...] = ()
+    partly: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 class Rulesets:
@@ -139,6 +141,7 @@ class Rulesets:
         self._paragraphs = tuple(p for s in self._sections for p in s.paragraphs)
         self._by_citation = {p.citation: p for p in self._paragraphs}
         self._reasons = {r.citation: r for s in self._sections for r in s.reasons}
+        self._partly = {c: why for s in self._sections for c, why in s.partly.items()}
         self._readings = tuple(r for s in self._sections for r in s.readings)
 
     def games(self) -> list[str]:
@@ -192,6 +195,11 @@ class Rulesets:
     def reason(self, citation: str) -> Reason | None:
         """Why no rule checks the paragraph, where unchecked.toml says; else None."""
         return self._reasons.get(citation)
+
+    def partly(self, citation: str) -> str | None:
+        """What a paragraph checked by rules asks that they do not check, where
+        unchecked.toml says so (`[[partly]]`); else None."""
+        return self._partly.get(citation)
 
     def readings(self, rule_id: str | None = None) -> list[Reading]:
         """Every reading, in the order of the files; or those governing one rule."""
@@ -276,8 +284,10 @@ def _load_folder(folder: Path) -> _Section | None:
 
     assert meta is not None  # one of the two files exists
     reasons: tuple[Reason, ...] = ()
+    partly: dict[str, str] = {}
     if (folder / UNCHECKED_FILE).is_file():
         reasons = _reasons(folder / UNCHECKED_FILE, meta["section"], paragraphs)
+        partly = _partly(folder / UNCHECKED_FILE, paragraphs)
     readings: tuple[Reading, ...] = ()
     if (folder / READINGS_FILE).is_file():
         readings = _readings(folder / READINGS_FILE, meta["section"])
@@ -289,6 +299,7 @@ def _load_folder(folder: Path) -> _Section | None:
         parameters=parameters,
         paragraphs=paragraphs,
         reasons=reasons,
+        partly=partly,
         readings=readings,
     )
 
@@ -382,6 +393,26 @@ def _reasons(path: Path, section: str, paragraphs: tuple[Paragraph, ...]) -> tup
             )
         reasons[citation] = Reason(citation, kind, entry["reason"].strip())
     return tuple(reasons.values())
+
+
+def _partly(path: Path, paragraphs: tuple[Paragraph, ...]) -> dict[str, str]:
+    """unchecked.toml's `[[partly]]`: paragraphs rules check in part, each with what the
+    rules do not check of it (citation, reason)."""
+    entries = _read_toml(path).get("partly", [])
+    if not isinstance(entries, list):
+        raise RulesetError(f"{path}: 'partly' is not a list of [[partly]] tables")
+    known = {p.citation for p in paragraphs}
+    partly: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        key = f"partly[{index}]"
+        if not isinstance(entry, dict) or not all(
+                isinstance(entry.get(f), str) and entry[f].strip() for f in ("citation", "reason")):
+            raise RulesetError(f"{path}: {key} needs a citation and a reason")
+        if entry["citation"] not in known or entry["citation"] in partly:
+            raise RulesetError(f"{path}: {key}.citation {entry['citation']!r} is no paragraph "
+                               "of the section, or is given twice")
+        partly[entry["citation"]] = entry["reason"].strip()
+    return partly
 
 
 def _readings(path: Path, section: str) -> tuple[Reading, ...]:

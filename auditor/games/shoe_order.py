@@ -49,9 +49,18 @@ CODES: dict[str, int] = {
 }
 
 
+# the same, keyed by a code's two bytes read as one number (every code is two bytes)
+_BY_BYTES = {int.from_bytes(name.encode(), "little"): number for name, number in CODES.items()}
+
+
 def code(card: pl.Expr) -> pl.Expr:
-    """Each card's small integer (null for a code that is no card)."""
-    return card.replace_strict(CODES, default=None, return_dtype=pl.UInt8)
+    """Each card's small integer (null for a code that is no card): its two bytes read as
+    one number, looked up among 65 numbers, several times faster than hashing strings."""
+    two = card.str.len_bytes() == 2
+    as_number = pl.when(two).then(card).otherwise(pl.lit("??")).cast(pl.Binary) \
+        .bin.reinterpret(dtype=pl.UInt16, endianness="little")
+    return pl.when(two).then(
+        as_number.replace_strict(_BY_BYTES, default=None, return_dtype=pl.UInt8))
 
 
 def value_of(codes: pl.Expr) -> pl.Expr:
@@ -106,11 +115,18 @@ def shoe_cards(events: pl.DataFrame, runs: dict[str, int]) -> pl.DataFrame:
 
 
 def _numbered(cards: pl.DataFrame) -> pl.DataFrame:
-    """The cards sorted by shoe and seq, with `sid` (the shoe's number) and `pos` (the
-    card's place in its shoe, from 0), `length` (its shoe's cards)."""
-    ordered = cards.sort([*SHOE, "seq"])
-    return ordered.with_columns(
-        pl.struct(SHOE).rank("dense").cast(pl.Int64).alias("sid"),
+    """The cards with `sid` (the shoe's number), `pos` (the card's place in its shoe,
+    from 0) and `length` (its shoe's cards). The cards come grouped by table in seq order
+    (ctx.events is sorted so, and each part holds whole tables): a shoe is a run of rows
+    of one table and shoe id, numbered without sorting the names again (a sort of the
+    strings of millions of cards takes seconds); a frame not in that order is sorted."""
+    same = (pl.col("table_id") == pl.col("table_id").shift(1)) \
+        & (pl.col("shoe_id") == pl.col("shoe_id").shift(1))
+    ordered = cards.select((~same | (pl.col("seq") > pl.col("seq").shift(1))).all()).item()
+    if not ordered:
+        cards = cards.sort([*SHOE, "seq"])
+    return cards.with_columns(
+        (~same).fill_null(True).cum_sum().cast(pl.Int64).alias("sid"),
     ).with_columns(
         pl.int_range(pl.len()).over("sid").alias("pos"),
         pl.len().over("sid").alias("length"),
@@ -150,7 +166,9 @@ def _matches(cards: pl.DataFrame, symbol: pl.Expr, bits: int, k: int,
         .filter((pl.col("pos") + k <= pl.col("length")) & sides)
         .select("sid", "pos", *keys)
         # a run that comes again within its own shoe is no repeat of another shoe: only
-        # keys held by two shoes or more are paired
+        # keys held by two shoes or more are paired. Runs whose first word (10 cards, 16
+        # values) comes once are dropped first, on one integer: few are left
+        .filter(pl.col(keys[0]).is_duplicated())
         .filter(pl.struct(keys).is_duplicated())
         .filter(pl.col("sid").n_unique().over(keys) > 1)
         .sort(*keys, "sid", "pos")
@@ -211,6 +229,10 @@ def repeated_runs(cards: pl.DataFrame) -> pl.DataFrame:
 def _placed(numbered: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     """Each run with both shoes' names, the seq of its first card in each, and the later
     shoe first (by the time of its first card; without times, by table and seq)."""
+    # only the shoes of the runs (none, mostly) are looked at
+    sids = pl.concat([runs["sid"], runs["sid_b"]]).unique() if runs.height else \
+        pl.Series([], dtype=pl.Int64)
+    numbered = numbered.filter(pl.col("sid").is_in(sids.implode()))
     at = numbered.select("sid", "pos", *SHOE, "seq", "time")
     first = numbered.group_by("sid").agg(pl.col("time").min().alias("began"),
                                          pl.col("seq").min().alias("first_seq"),
@@ -241,6 +263,9 @@ def _placed(numbered: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
             *(pl.col(c + other).alias(c + "_b") for c in later),
         ]
 
+    # a shoe whose rows come in two runs (another shoe's between) is no repeat of itself
+    both = both.filter((pl.col("table_id") != pl.col("table_id_b"))
+                       | (pl.col("shoe_id") != pl.col("shoe_id_b")))
     swapped = both.filter(b_later).select(*side(True), "cards", "k", "by_value")
     kept = both.filter(~b_later).select(*side(False), "cards", "k", "by_value")
     return pl.concat([swapped, kept]).with_columns(
@@ -291,7 +316,8 @@ def new_deck_runs(cards: pl.DataFrame, m: int) -> pl.DataFrame:
     run's length). `cards`: shoe_cards's rows (full cards only are judged)."""
     numbered = _numbered(cards)
     c = pl.col("code").cast(pl.Int16)
-    nxt = c.shift(-1).over("sid")
+    # the next card of the same shoe (a plain shift: rows of a shoe are together)
+    nxt = pl.when(pl.col("sid").shift(-1) == pl.col("sid")).then(c.shift(-1))
     rank, suit = c % 13, c // 13
     nrank, nsuit = nxt % 13, nxt // 13
     full = (c < FULL_CARDS) & (nxt < FULL_CARDS)
@@ -304,7 +330,7 @@ def new_deck_runs(cards: pl.DataFrame, m: int) -> pl.DataFrame:
         .otherwise(pl.lit(_NONE))
     )
     links = numbered.select("sid", "pos", *SHOE, "seq", link.alias("link"))
-    previous = pl.col("link").shift(1).over("sid")
+    previous = pl.when(pl.col("sid").shift(1) == pl.col("sid")).then(pl.col("link").shift(1))
     # a run of links breaks at a card that does not follow, and where a suit turns from up
     # to down (or back) without a change of suit
     turned = (pl.col("link").is_in([_UP, _DOWN]) & previous.is_in([_UP, _DOWN])
@@ -316,9 +342,9 @@ def new_deck_runs(cards: pl.DataFrame, m: int) -> pl.DataFrame:
         links.with_columns(broken.alias("broken"))
         # the run of links a card starts: the links from a card up to the next break; a
         # turned link starts a run of its own at the card before it
-        .with_columns(
-            (pl.col("broken").cast(pl.Int64).cum_sum().over("sid")).alias("group")
-        )
+        # groups numbered over the whole frame: a new shoe's first link follows a break
+        # (the last card of a shoe has no link)
+        .with_columns(pl.col("broken").cast(pl.Int64).cum_sum().alias("group"))
     )
     # a link of kind _NONE ends its group; a turned link begins a new group from its card
     grouped = (
@@ -361,6 +387,28 @@ def evidence(ctx) -> pl.DataFrame:
     rules."""
     return ctx.derived("shoe_order.cards",
                        lambda c: shoe_cards(c.events, runs_of(c.params)))
+
+
+# a shoe's cards as lists (packed), and back (unpacked)
+LISTED = ["seq", "code", "audited", "file_id", "line"]
+PER_SHOE = ["time", "by_value", "k", "kv"]
+
+
+def packed(cards: pl.DataFrame) -> pl.DataFrame:
+    """One row per shoe of shoe_cards's rows: its names once, its first card's time, and its
+    cards' columns as lists. The evidence of parts audited in a worker process crosses to
+    the audit's process as this: a third of the bytes of a row per card."""
+    numbered = _numbered(cards)
+    return numbered.group_by("sid", maintain_order=True).agg(
+        *(pl.col(c).first() for c in [*SHOE, *PER_SHOE]),
+        *(pl.col(c) for c in LISTED),
+    ).drop("sid")
+
+
+def unpacked(shoes: pl.DataFrame, more: list[str] | None = None) -> pl.DataFrame:
+    """shoe_cards's rows again from packed shoes (and the columns `more` of each shoe)."""
+    return shoes.explode(LISTED).select(*SHOE, "seq", "time", "code", "audited", "file_id",
+                                        "line", "by_value", "k", "kv", *(more or []))
 
 
 def new_deck_check(ctx, label: str, why: str) -> pl.DataFrame:

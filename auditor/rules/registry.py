@@ -88,6 +88,11 @@ class Rule:
     # table_id and seq of every row a finding may point at, and `across` judges the
     # evidence of all parts at once, giving the check rows.
     across: Callable[[pl.DataFrame, HouseRules], pl.DataFrame] | None = None
+    # Whether the shoes the evidence names are kept for the report (the rows of shoes
+    # with findings): False where the evidence is every shoe (BA108's cards), whose few
+    # findings are judged at the end; the evidence then carries each row's file_id and
+    # line (and `audited`), so that its findings are located without the part's events
+    evidence_names_shoes: bool = True
     # The evidence the rule needs (coverage.EVIDENCE): where a table's log does not
     # record one of them, the rule is not judged there. What every check of the rule
     # needs; a part's check needs its own besides (`parts`)

@@ -14,12 +14,13 @@ GAME = "baccarat"
 
 
 def order_evidence(ctx: GameContext) -> pl.DataFrame:
-    return shoe_order.evidence(ctx)
+    """The part's shoes, their cards in order (shoe_order.packed)."""
+    return shoe_order.packed(shoe_order.evidence(ctx))
 
 
-def repeated_order(cards: pl.DataFrame, house: HouseRules | None) -> pl.DataFrame:
+def repeated_order(shoes: pl.DataFrame, house: HouseRules | None) -> pl.DataFrame:
     """BA108's check rows from the shoes' cards of every part."""
-    return repeated_in(shoe_order.repeated_runs(cards))
+    return repeated_in(shoe_order.repeated_runs(shoe_order.unpacked(shoes)))
 
 
 def repeated_in(runs: pl.DataFrame) -> pl.DataFrame:
@@ -53,6 +54,7 @@ REPEATED = register(
         "two shoes of eight decks shuffled apart, sharing no run of 14 cards",
         check=order_evidence,
         across=repeated_order,
+        evidence_names_shoes=False,
         needs=("cards",),
         also=("9 NYCRR 5324.20(c)(1)",),
     )
