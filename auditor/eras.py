@@ -44,12 +44,18 @@ def _in_era(found: pl.DataFrame, days: pl.DataFrame, start: date, end: date | No
     """The rows of `found` (check rows or evidence, by table_id and seq) on days from
     `start` until `end`; a row without a day belongs to the first era."""
     keys = ["table_id", "seq"]
-    named = rows_with_keys(days, found.select(keys).drop_nulls(), keys).unique(keys)
-    dated = found.join(named, on=keys, how="left", maintain_order="left")
+    # packed shoes (games.shoe_order.packed) hold their cards' seqs as a list: a shoe
+    # belongs to the era of its first card's round
+    packed = isinstance(found.schema.get("seq"), pl.List)
+    key = found.select(pl.col("table_id").cast(days.schema["table_id"]),
+                       pl.col("seq").list.first() if packed else pl.col("seq"))
+    named = rows_with_keys(days, key.drop_nulls(), keys).unique(keys)
+    dated = key.join(named, on=keys, how="left", maintain_order="left")
     inside = pl.col(DAY) >= start
     if end is not None:
         inside = inside & (pl.col(DAY) < end)
-    return dated.filter(inside.fill_null(first)).drop(DAY)
+    # (named is unique on the keys: `dated` has a row for each row of `found`, in order)
+    return found.filter(dated.select(inside.fill_null(first)).to_series())
 
 
 def checks_in_force(ctx: GameContext, rs: Rulesets,
