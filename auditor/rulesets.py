@@ -18,7 +18,7 @@ import functools
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -286,8 +286,7 @@ def _load_folder(folder: Path) -> _Section | None:
     reasons: tuple[Reason, ...] = ()
     partly: dict[str, str] = {}
     if (folder / UNCHECKED_FILE).is_file():
-        reasons = _reasons(folder / UNCHECKED_FILE, meta["section"], paragraphs)
-        partly = _partly(folder / UNCHECKED_FILE, paragraphs)
+        reasons, partly = _unchecked(folder / UNCHECKED_FILE, meta["section"], paragraphs)
     readings: tuple[Reading, ...] = ()
     if (folder / READINGS_FILE).is_file():
         readings = _readings(folder / READINGS_FILE, meta["section"])
@@ -362,29 +361,20 @@ def _paragraphs(path: Path, data: dict, meta: dict) -> tuple[Paragraph, ...]:
     return tuple(_with_descendants(own, index) for index in range(len(own)))
 
 
-def _reasons(path: Path, section: str, paragraphs: tuple[Paragraph, ...]) -> tuple[Reason, ...]:
-    """The reasons of unchecked.toml, each for a paragraph of the folder's section."""
+def _unchecked(path: Path, section: str,
+               paragraphs: tuple[Paragraph, ...]) -> tuple[tuple[Reason, ...], dict[str, str]]:
+    """unchecked.toml, read once: its reasons (`[[unchecked]]`, why no rule checks a
+    paragraph) and what rules checking a paragraph in part leave unchecked of it
+    (`[[partly]]`, by citation)."""
     data = _read_toml(path)
     meta = _meta(path, data, ("section",))
     if meta["section"] != section:
         raise RulesetError(f"{path}: meta.section {meta['section']!r} differs from {section!r}")
-    entries = data.get("unchecked", [])
-    if not isinstance(entries, list):
-        raise RulesetError(f"{path}: 'unchecked' is not a list of [[unchecked]] tables")
     known = {p.citation for p in paragraphs}
     reasons: dict[str, Reason] = {}
-    for index, entry in enumerate(entries):
-        key = f"unchecked[{index}]"
-        if not isinstance(entry, dict):
-            raise RulesetError(f"{path}: {key} is not a table")
-        for field in ("citation", "kind", "reason"):
-            if not isinstance(entry.get(field), str) or not entry[field].strip():
-                raise RulesetError(f"{path}: {key}.{field} is missing or not a string")
+    for key, entry in _cited(path, data, "unchecked", ("citation", "kind", "reason"),
+                             known, section):
         citation, kind = entry["citation"], entry["kind"]
-        if citation not in known:
-            raise RulesetError(
-                f"{path}: {key}.citation {citation!r} is not a paragraph of {section}"
-            )
         if citation in reasons:
             raise RulesetError(f"{path}: {key}.citation {citation!r} is given a reason twice")
         if kind not in REASON_KINDS:
@@ -392,27 +382,33 @@ def _reasons(path: Path, section: str, paragraphs: tuple[Paragraph, ...]) -> tup
                 f"{path}: {key}.kind {kind!r} ({citation}) is not one of {', '.join(REASON_KINDS)}"
             )
         reasons[citation] = Reason(citation, kind, entry["reason"].strip())
-    return tuple(reasons.values())
-
-
-def _partly(path: Path, paragraphs: tuple[Paragraph, ...]) -> dict[str, str]:
-    """unchecked.toml's `[[partly]]`: paragraphs rules check in part, each with what the
-    rules do not check of it (citation, reason)."""
-    entries = _read_toml(path).get("partly", [])
-    if not isinstance(entries, list):
-        raise RulesetError(f"{path}: 'partly' is not a list of [[partly]] tables")
-    known = {p.citation for p in paragraphs}
     partly: dict[str, str] = {}
-    for index, entry in enumerate(entries):
-        key = f"partly[{index}]"
-        if not isinstance(entry, dict) or not all(
-                isinstance(entry.get(f), str) and entry[f].strip() for f in ("citation", "reason")):
-            raise RulesetError(f"{path}: {key} needs a citation and a reason")
-        if entry["citation"] not in known or entry["citation"] in partly:
-            raise RulesetError(f"{path}: {key}.citation {entry['citation']!r} is no paragraph "
-                               "of the section, or is given twice")
+    for key, entry in _cited(path, data, "partly", ("citation", "reason"), known, section):
+        if entry["citation"] in partly:
+            raise RulesetError(f"{path}: {key}.citation {entry['citation']!r} is given twice")
         partly[entry["citation"]] = entry["reason"].strip()
-    return partly
+    return tuple(reasons.values()), partly
+
+
+def _cited(path: Path, data: dict, name: str, fields: tuple[str, ...], known: set[str],
+           section: str) -> Iterator[tuple[str, dict]]:
+    """The `[[name]]` tables of `data`, each with its key (`name[i]`), once every one of
+    `fields` is a non-empty string and its citation is a paragraph of the section."""
+    entries = data.get(name, [])
+    if not isinstance(entries, list):
+        raise RulesetError(f"{path}: '{name}' is not a list of [[{name}]] tables")
+    for index, entry in enumerate(entries):
+        key = f"{name}[{index}]"
+        if not isinstance(entry, dict):
+            raise RulesetError(f"{path}: {key} is not a table")
+        for field in fields:
+            if not isinstance(entry.get(field), str) or not entry[field].strip():
+                raise RulesetError(f"{path}: {key}.{field} is missing or not a string")
+        if entry["citation"] not in known:
+            raise RulesetError(
+                f"{path}: {key}.citation {entry['citation']!r} is not a paragraph of {section}"
+            )
+        yield key, entry
 
 
 def _readings(path: Path, section: str) -> tuple[Reading, ...]:
