@@ -548,8 +548,10 @@ def _run(sources: list[Source], context: list[Source], window: Window | None,
                        coverage, export, findings[fnd.PART], shoe_cards)
 
 
-# the rules whose evidence is every shoe's cards in order, by game
-ORDER_RULES = {"baccarat": "BA108", "blackjack": "BJ106"}
+# the rules whose evidence is every shoe's cards in order (the evidence that names no
+# shoe for the report: Rule.evidence_names_shoes), by game
+ORDER_RULES = {rule.scope: rule.id for rule in catalog.REGISTRY.all()
+               if rule.across is not None and not rule.evidence_names_shoes}
 
 
 def _shoe_cards(evidence: dict[str, list[pl.DataFrame]]) -> pl.DataFrame | None:
