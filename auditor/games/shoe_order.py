@@ -405,6 +405,16 @@ def packed(cards: pl.DataFrame) -> pl.DataFrame:
     ).drop("sid")
 
 
+def packed_evidence(ctx) -> pl.DataFrame:
+    """The part's shoes, their cards in order: the repeated-order rules' evidence (`check`)."""
+    return packed(evidence(ctx))
+
+
+def repeated_in_shoes(shoes: pl.DataFrame) -> pl.DataFrame:
+    """repeated_runs over the packed shoes of every part (the rules' `across`)."""
+    return repeated_runs(unpacked(shoes))
+
+
 def unpacked(shoes: pl.DataFrame, more: list[str] | None = None) -> pl.DataFrame:
     """shoe_cards's rows again from packed shoes (and the columns `more` of each shoe)."""
     return shoes.explode(LISTED).select(*SHOE, "seq", "time", "code", "audited", "file_id",

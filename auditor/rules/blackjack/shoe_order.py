@@ -13,14 +13,9 @@ from ..registry import Rule, register
 GAME = "blackjack"
 
 
-def order_evidence(ctx: GameContext) -> pl.DataFrame:
-    """The part's shoes, their cards in order (shoe_order.packed)."""
-    return shoe_order.packed(shoe_order.evidence(ctx))
-
-
 def repeated_order(shoes: pl.DataFrame, house: HouseRules | None) -> pl.DataFrame:
     """BJ106's check rows from the shoes' cards of every part."""
-    return repeated_in(shoe_order.repeated_runs(shoe_order.unpacked(shoes)))
+    return repeated_in(shoe_order.repeated_in_shoes(shoes))
 
 
 def repeated_in(runs: pl.DataFrame) -> pl.DataFrame:
@@ -53,7 +48,7 @@ REPEATED = register(
         "whether one was used, so the finding cites (j).",
         "shoe S2 deals, from its card 40, the 60 cards shoe S1 dealt from its card 1",
         "two shoes of eight decks shuffled apart, sharing no run of 14 cards",
-        check=order_evidence,
+        check=shoe_order.packed_evidence,
         across=repeated_order,
         evidence_names_shoes=False,
         needs=("cards",),
