@@ -21,7 +21,8 @@ POINT_TOKENS = {"0": TEN_VALUE, "10": TEN_VALUE, "1": "A", "11": "A", "A": "A",
 # rank_suit and suit_rank: ten as `10` or `T`, any case
 _RANK = r"(?P<rank>10|[2-9AaTtJjQqKk])"
 _SUIT = r"(?P<suit>[SsHhDdCc])"
-_PATTERNS = {"rank_suit": f"^{_RANK}{_SUIT}$", "suit_rank": f"^{_SUIT}{_RANK}$"}
+# the named notations' patterns (the draft reads a sample's cells with them too)
+PATTERNS = {"rank_suit": f"^{_RANK}{_SUIT}$", "suit_rank": f"^{_SUIT}{_RANK}$"}
 
 
 def parts(cards: Cards, text: pl.Expr) -> pl.Expr:
@@ -35,7 +36,7 @@ def parts(cards: Cards, text: pl.Expr) -> pl.Expr:
         token = cell.replace(cards.ranks) if cards.ranks else cell
         rank = token.str.to_uppercase().replace_strict(POINT_TOKENS, default=None)
         return pl.struct(rank.alias("rank"), pl.lit(None, pl.String).alias("suit"))
-    pattern = cards.pattern if cards.notation == "pattern" else _PATTERNS[cards.notation]
+    pattern = cards.pattern if cards.notation == "pattern" else PATTERNS[cards.notation]
     groups = cell.str.extract_groups(_whole(pattern))
     rank = _token(groups.struct.field("rank"), cards.ranks, _rank_of)
     suit = (_token(groups.struct.field("suit"), cards.suits, _suit_of)

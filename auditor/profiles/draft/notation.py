@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ...ingest.vocabulary import RANKS
-from ..cards import POINT_TOKENS
+from ..cards import PATTERNS, POINT_TOKENS
 from .synonyms import fold
 
 
@@ -45,8 +45,8 @@ def counted(values: Counter, limit: int = 4) -> str:
 
 # --- cards
 
-_RANK_SUIT = re.compile(r"^(10|[2-9AaTtJjQqKk])([SsHhDdCc])$")
-_SUIT_RANK = re.compile(r"^([SsHhDdCc])(10|[2-9AaTtJjQqKk])$")
+# rank_suit and suit_rank as the profile's reader reads them
+_NAMED = {notation: re.compile(pattern) for notation, pattern in PATTERNS.items()}
 _INTEGER = re.compile(r"^\d+(\.0*)?$")
 _NONE_WORDS = {"none", "null", "na", "nil", "empty", "nocard", "blank"}
 # Rank and suit tokens a `pattern` notation may write, by the rank or suit they are
@@ -65,7 +65,7 @@ POINTS_EVIDENCE = 100
 
 def is_card_like(cell: str) -> bool:
     """Whether a cell looks like a card in some notation (for column roles)."""
-    return bool(_RANK_SUIT.match(cell) or _SUIT_RANK.match(cell) or _INTEGER.match(cell)
+    return bool(any(regex.match(cell) for regex in _NAMED.values()) or _INTEGER.match(cell)
                 or _split_card(cell) is not None)
 
 
@@ -81,8 +81,7 @@ def card_notation(cells: Counter, game: str | None) -> Guess:
         return Guess({"notation": Todo("the card notation: no card cell was sampled "
                                        "(rank_suit, suit_rank, index, pattern or points)")},
                      "no card cell in the sample")
-    tries = {"rank_suit": _RANK_SUIT, "suit_rank": _SUIT_RANK}
-    for notation, regex in tries.items():
+    for notation, regex in _NAMED.items():
         unmatched = Counter({c: n for c, n in cells.items() if not regex.match(c)})
         if sum(unmatched.values()) <= total * 0.01:
             return Guess({"notation": notation}, _matched(notation, total, unmatched))
