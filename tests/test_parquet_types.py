@@ -17,8 +17,11 @@ import polars as pl
 import pytest
 from casefiles import DEFAULT_HOUSE, PAID_ROUND, expand_events
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from auditor.cli import main
+from auditor.ingest.parse import MOST_DOLLARS, typed
 
 PAY_LINE = 11
 PAY = pl.col("event") == "pay"
@@ -100,3 +103,37 @@ def test_numbers_written_as_categorical_text_are_read_as_their_text(tmp_path):
     result = _audit(log, tmp_path / "out", 1)
     assert result.exit_code == 0, (result.output, result.exception)
     assert pl.read_parquet(tmp_path / "out" / "findings.parquet").is_empty()
+
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 38).flatmap(lambda scale: st.tuples(
+    st.just(scale),
+    st.lists(st.one_of(
+        st.none(),
+        st.integers(-(10**38) + 1, 10**38 - 1),
+        # whole cents, and amounts near the most whole dollars a cent count holds
+        st.integers(-(10**8), 10**8).map(lambda c: c * 10 ** max(scale - 2, 0)),
+        st.sampled_from([MOST_DOLLARS, MOST_DOLLARS + 1]).flatmap(
+            lambda d: st.integers(-99, 99).map(lambda c: (d * 100 + c) * 10**scale // 100))
+        .filter(lambda u: abs(u) < 10**38),  # a Decimal holds at most 38 digits
+    ), min_size=1, max_size=40))))
+def test_a_decimal_amount_is_read_as_its_exact_cents(scale_and_unscaled):
+    """A Parquet Decimal amount of any scale: its cents exactly where it has no digit
+    below the cent and its whole dollars fit 64 bits of cents; else null (IN007)."""
+    scale, unscaled = scale_and_unscaled
+    values = [None if u is None else Decimal(u).scaleb(-scale) for u in unscaled]
+    raw = pl.DataFrame({"amount": pl.Series(values, dtype=pl.Decimal(38, scale)),
+                        "line": pl.Series(range(1, len(values) + 1), dtype=pl.Int64)})
+    frame, problems = typed(raw, 0)
+
+    def cents(value: Decimal | None) -> int | None:
+        if value is None or (value * 100) % 1 != 0 or int(abs(value)) > MOST_DOLLARS:
+            return None
+        return int(value * 100)
+
+    expected = [cents(value) for value in values]
+    assert frame.get_column("amount_cents").to_list() == expected
+    bad = [n + 1 for n, (v, c) in enumerate(zip(values, expected, strict=True))
+           if v is not None and c is None]
+    assert problems.filter(pl.col("field") == "amount").get_column("line").to_list() == bad

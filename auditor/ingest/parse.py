@@ -69,7 +69,24 @@ def _integer(name: str, dtype: pl.DataType) -> pl.Expr:
     return col.cast(pl.Int64, strict=False)
 
 
+def _decimal_cents(dtype: pl.Decimal) -> pl.Expr:
+    """A Decimal amount's cents read off its unscaled integer, exactly: null where it
+    has a digit below the cent (25.005) or more whole dollars than MOST_DOLLARS. The
+    same values its text would give (a tenth of the time: no text made and matched)."""
+    unscaled, scale = pl.col("amount").to_physical(), dtype.scale or 0
+    whole = unscaled.abs() // pl.lit(10**scale, pl.Int128)
+    fits = whole <= MOST_DOLLARS
+    if scale <= 2:
+        return pl.when(fits).then(
+            unscaled.cast(pl.Int64, strict=False) * 10 ** (2 - scale))
+    below = pl.lit(10 ** (scale - 2), pl.Int128)
+    return pl.when(fits & (unscaled % below == 0)).then(
+        (unscaled // below).cast(pl.Int64, strict=False))
+
+
 def _amount_cents(dtype: pl.DataType) -> pl.Expr:
+    if isinstance(dtype, pl.Decimal):
+        return _decimal_cents(dtype)
     col, dtype = _number_source("amount", dtype)
     if dtype == pl.String:
         text = col.str.strip_chars()
