@@ -184,14 +184,17 @@ def main() -> None:
             c, e = eras.checks_in_force(ctx, setting.rulesets, each)
             checks += c
             evidence.update(e)
-        with Timed("after rules: locate findings, dealers, totals"):
+        with Timed("after: locate findings"):
             located = findings_in_scope(
                 fnd.located(pl.concat(checks), part.events, setting.log.files), part.events)
+        with Timed("after: dealers"):
             named = dealers.named(part.events)
             located = dealers.on_findings(located, named)
             part.problems = dealers.on_findings(part.problems, named)
+        with Timed("after: totals"):
             part_totals(part, audit_part._finding_shoes(located, part, evidence),
                         setting.log.scope, named.dealt() if named is not None else None)
+        with Timed("after: places of the evidence"):
             audit_part._places(evidence, part.events)
         found.append(located)
         print(f"part {number + 1}/{len(parts)}: {part.events.height:,} rows, "
