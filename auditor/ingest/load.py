@@ -416,8 +416,11 @@ def _locate(problems: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     )
     # one finding per row and field: a parse failure explains the missing value (an
     # export's own findings are each said as found: two values of one column no map
-    # covers, first seen on one line, are two)
-    field_known = pl.col("field").is_not_null() & pl.col(v.ROW).is_not_null() & ~exported
+    # covers, first seen on one line, are two). A gap in gapless seq is said whatever
+    # else its row breaks: it alone says that rows were lost (the row after the gap may
+    # also be out of order in the file)
+    field_known = (pl.col("field").is_not_null() & pl.col(v.ROW).is_not_null() & ~exported
+                   & (pl.col("rule_id") != sequence.IN_SEQ_GAP))
     problems = pl.concat(
         [
             problems.filter(field_known).unique(
