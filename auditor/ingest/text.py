@@ -146,30 +146,28 @@ def pieces(source: Source, piece_bytes: int | None = None, max_line: int | None 
             total += max(len(block), block.count(b"\n") * ROW_BYTES.get(source.encoding, 1))
             if total > cap:
                 raise TextTooLarge(f"{source.path} holds more than {cap:,} bytes of text")
-        for kept, newlines in _split(cutter.take(block), most_lines):
+        for kept in _split(cutter.take(block), most_lines):
             gathered.append(kept)
             size += len(kept)
-            lines += newlines
+            lines += kept.count(b"\n") if most_lines is not None else 0
             if piece_bytes is not None and (size >= piece_bytes or (
                     most_lines is not None and lines >= most_lines)):
-                yield _piece(cutter, gathered, lines)
+                yield _piece(cutter, gathered)
                 gathered, size, lines = [], 0, 0
-    gathered.append(cutter.finish())  # the start of a line: no line break in it
-    last = _piece(cutter, gathered, lines, stop, end=True)
+    gathered.append(cutter.finish())
+    last = _piece(cutter, gathered, stop, end=True)
     if last.text or last.problems:
         yield last
 
 
-def _split(kept: bytes, most_lines: int | None) -> Iterator[tuple[bytes, int]]:
+def _split(kept: bytes, most_lines: int | None) -> Iterator[bytes]:
     """Whole lines in parts of about `most_lines` lines at most (cut where the bytes
-    would be, were the lines of one length: a part may hold somewhat more), each with
-    its line breaks: they are counted once here (a pass over the text costs about what
-    reading it does), not again by the piece."""
+    would be, were the lines of one length: a part may hold somewhat more)."""
     if not kept:
         return
-    lines = kept.count(b"\n")
+    lines = 0 if most_lines is None else kept.count(b"\n")
     if most_lines is None or lines <= most_lines:
-        yield kept, lines
+        yield kept
         return
     parts = -(-lines // most_lines)
     start = 0
@@ -177,18 +175,18 @@ def _split(kept: bytes, most_lines: int | None) -> Iterator[tuple[bytes, int]]:
         end = kept.find(b"\n", max(start, len(kept) * number // parts))
         if end < 0:
             break
-        yield kept[start:end + 1], kept.count(b"\n", start, end + 1)
+        yield kept[start:end + 1]
         start = end + 1
     if start < len(kept):
-        yield kept[start:], kept.count(b"\n", start)
+        yield kept[start:]
 
 
-def _piece(cutter: _Cutter, gathered: list[bytes], newlines: int,
-           stop: _Stop | None = None, end: bool = False) -> Piece:
-    """The text gathered as a piece (`newlines`: the line breaks it holds), with the
-    lines cut out of it and the reason the text stopped, if any, as problems at their
-    lines."""
+def _piece(cutter: _Cutter, gathered: list[bytes], stop: _Stop | None = None,
+           end: bool = False) -> Piece:
+    """The text gathered as a piece, with the lines cut out of it and the reason the
+    text stopped, if any, as problems at their lines."""
     text = gathered[0] if len(gathered) == 1 else b"".join(gathered)
+    newlines = text.count(b"\n")
     problems = cutter.problems_in(text, end)
     if stop is not None:
         line = newlines + 1
