@@ -111,75 +111,64 @@ def test_numbers_written_as_categorical_text_are_read_as_their_text(tmp_path):
 _EXACT = Context(prec=100)
 
 
-def _decimals(unscaled: list[int | None], scale: int) -> list[Decimal | None]:
-    return [None if u is None else Decimal(u).scaleb(-scale, _EXACT) for u in unscaled]
+def _decimal_draws(special) -> st.SearchStrategy:
+    """(scale, unscaled values) of a Decimal(38, scale) column: nulls, any 38 digits, and
+    the values `special(scale)` draws, each within the 38 digits a Decimal holds."""
+    return st.integers(0, 38).flatmap(lambda scale: st.tuples(
+        st.just(scale),
+        st.lists(st.one_of(
+            st.none(),
+            st.integers(-(10**38) + 1, 10**38 - 1),
+            special(scale).filter(lambda u: abs(u) < 10**38),
+        ), min_size=1, max_size=40)))
 
 
-def _decimal_column(name: str, values: list[Decimal | None], scale: int) -> pl.DataFrame:
-    """A Parquet-typed column of Decimal(38, scale), built exactly (through Arrow)."""
-    column = pl.from_arrow(pa.array(values, type=pa.decimal128(38, scale)))
-    return pl.DataFrame({name: column,
-                         "line": pl.Series(range(1, len(values) + 1), dtype=pl.Int64)})
+def _read_exactly(column: str, parsed: str, scale: int, unscaled: list[int | None],
+                  exact) -> None:
+    """Type a Decimal(38, scale) column built exactly (through Arrow): `parsed` must be
+    `exact(value)` (None: not readable) for each value, judged at 100 digits, and each
+    value present but not readable a problem at its line."""
+    values = [None if u is None else Decimal(u).scaleb(-scale, _EXACT) for u in unscaled]
+    raw = pl.DataFrame({column: pl.from_arrow(pa.array(values, type=pa.decimal128(38, scale))),
+                        "line": pl.Series(range(1, len(values) + 1), dtype=pl.Int64)})
+    frame, problems = typed(raw, 0)
+    with localcontext(_EXACT):
+        expected = [None if value is None else exact(value) for value in values]
+    assert frame.get_column(parsed).to_list() == expected
+    bad = [n + 1 for n, (value, read) in enumerate(zip(values, expected, strict=True))
+           if value is not None and read is None]
+    assert problems.filter(pl.col("field") == column).get_column("line").to_list() == bad
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 38).flatmap(lambda scale: st.tuples(
-    st.just(scale),
-    st.lists(st.one_of(
-        st.none(),
-        st.integers(-(10**38) + 1, 10**38 - 1),
-        # whole cents, and amounts near the most whole dollars a cent count holds
-        st.integers(-(10**8), 10**8).map(lambda c: c * 10 ** max(scale - 2, 0))
-        .filter(lambda u: abs(u) < 10**38),  # a Decimal holds at most 38 digits
-        st.sampled_from([MOST_DOLLARS, MOST_DOLLARS + 1]).flatmap(
-            lambda d: st.integers(-99, 99).map(lambda c: (d * 100 + c) * 10**scale // 100))
-        .filter(lambda u: abs(u) < 10**38),
-    ), min_size=1, max_size=40))))
+@given(_decimal_draws(lambda scale: st.one_of(
+    # whole cents, and amounts near the most whole dollars a cent count holds
+    st.integers(-(10**8), 10**8).map(lambda c: c * 10 ** max(scale - 2, 0)),
+    st.sampled_from([MOST_DOLLARS, MOST_DOLLARS + 1]).flatmap(
+        lambda d: st.integers(-99, 99).map(lambda c: (d * 100 + c) * 10**scale // 100)))))
 def test_a_decimal_amount_is_read_as_its_exact_cents(scale_and_unscaled):
     """A Parquet Decimal amount of any scale: its cents exactly where it has no digit
     below the cent and its whole dollars fit 64 bits of cents; else null (IN007)."""
-    scale, unscaled = scale_and_unscaled
-    values = _decimals(unscaled, scale)
-    frame, problems = typed(_decimal_column("amount", values, scale), 0)
 
-    def cents(value: Decimal | None) -> int | None:
-        with localcontext(_EXACT):
-            if value is None or (value * 100) % 1 != 0 or int(abs(value)) > MOST_DOLLARS:
-                return None
-            return int(value * 100)
+    def cents(value: Decimal) -> int | None:
+        if (value * 100) % 1 != 0 or int(abs(value)) > MOST_DOLLARS:
+            return None
+        return int(value * 100)
 
-    expected = [cents(value) for value in values]
-    assert frame.get_column("amount_cents").to_list() == expected
-    bad = [n + 1 for n, (v, c) in enumerate(zip(values, expected, strict=True))
-           if v is not None and c is None]
-    assert problems.filter(pl.col("field") == "amount").get_column("line").to_list() == bad
+    _read_exactly("amount", "amount_cents", *scale_and_unscaled, cents)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 38).flatmap(lambda scale: st.tuples(
-    st.just(scale),
-    st.lists(st.one_of(
-        st.none(),
-        st.integers(-(10**38) + 1, 10**38 - 1),
-        # whole numbers, and numbers about the 64-bit bounds
-        st.integers(-(2**63) - 2, 2**63 + 1).map(lambda n: n * 10**scale)
-        .filter(lambda u: abs(u) < 10**38),
-    ), min_size=1, max_size=40))))
+@given(_decimal_draws(
+    # whole numbers, and numbers about the 64-bit bounds
+    lambda scale: st.integers(-(2**63) - 2, 2**63 + 1).map(lambda n: n * 10**scale)))
 def test_a_decimal_integer_is_read_exactly(scale_and_unscaled):
     """A Parquet Decimal in an integer column (`seq`): its value where it is whole and
     within 64 bits; else null (IN009)."""
-    scale, unscaled = scale_and_unscaled
-    values = _decimals(unscaled, scale)
-    frame, problems = typed(_decimal_column("seq", values, scale), 0)
 
-    def whole(value: Decimal | None) -> int | None:
-        with localcontext(_EXACT):
-            if value is None or value % 1 != 0 or not -(2**63) <= value < 2**63:
-                return None
-            return int(value)
+    def whole(value: Decimal) -> int | None:
+        if value % 1 != 0 or not -(2**63) <= value < 2**63:
+            return None
+        return int(value)
 
-    expected = [whole(value) for value in values]
-    assert frame.get_column("seq").to_list() == expected
-    bad = [n + 1 for n, (v, w) in enumerate(zip(values, expected, strict=True))
-           if v is not None and w is None]
-    assert problems.filter(pl.col("field") == "seq").get_column("line").to_list() == bad
+    _read_exactly("seq", "seq", *scale_and_unscaled, whole)
