@@ -47,25 +47,33 @@ CANONICAL_SCHEMA: dict[str, pl.DataType] = {
 def _number_source(name: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.DataType]:
     """A column of numbers as it is parsed: Parquet's Categorical or Enum (text in a code
     book) as its text, read as the format's own text is; any other type as it is (a
-    Decimal is read off its unscaled integer: _decimal_integer, _decimal_cents)."""
+    Decimal is read off its unscaled integer: _decimal_units)."""
     if isinstance(dtype, (pl.Categorical, pl.Enum)):
         return pl.col(name).cast(pl.String), pl.String
     return pl.col(name), dtype
 
 
-def _decimal_integer(name: str, dtype: pl.Decimal) -> pl.Expr:
-    """A Decimal's integer, exactly: null where it has a digit after the point (3.50 is
-    no integer, though a cast would cut it to 3) or is beyond 64 bits."""
+def _decimal_units(name: str, dtype: pl.Decimal, places: int) -> pl.Expr:
+    """A Decimal counted in units of 10^-`places` (0: its integer; 2: cents), exactly,
+    read off its unscaled integer: null where it has a digit below the unit (3.50 is no
+    integer, 25.005 no count of cents, though a cast would cut them to 3 and 25.00) or
+    the count passes 64 bits. No text is made and matched: reading each amount as its
+    text took most of the time of holding a Parquet log."""
     unscaled, scale = pl.col(name).to_physical(), dtype.scale or 0
-    if scale == 0:
-        return unscaled.cast(pl.Int64, strict=False)
-    one = pl.lit(10**scale, pl.Int128)
-    return pl.when(unscaled % one == 0).then((unscaled // one).cast(pl.Int64, strict=False))
+    if scale > places:
+        below = pl.lit(10 ** (scale - places), pl.Int128)
+        return pl.when(unscaled % below == 0).then(
+            (unscaled // below).cast(pl.Int64, strict=False))
+    up, count = 10 ** (places - scale), unscaled.cast(pl.Int64, strict=False)
+    if up == 1:
+        return count
+    # bounded before it is scaled up, so that the product holds in 64 bits
+    return pl.when(unscaled.abs() <= (2**63 - 1) // up).then(count * up)
 
 
 def _integer(name: str, dtype: pl.DataType) -> pl.Expr:
     if isinstance(dtype, pl.Decimal):
-        return _decimal_integer(name, dtype)
+        return _decimal_units(name, dtype, 0)
     col, dtype = _number_source(name, dtype)
     if dtype == pl.String:
         return col.str.strip_chars().cast(pl.Int64, strict=False)
@@ -76,25 +84,11 @@ def _integer(name: str, dtype: pl.DataType) -> pl.Expr:
     return col.cast(pl.Int64, strict=False)
 
 
-def _decimal_cents(dtype: pl.Decimal) -> pl.Expr:
-    """A Decimal amount's cents read off its unscaled integer, exactly: null where it
-    has a digit below the cent (25.005, though a cast would cut it to 25.00) or more
-    whole dollars than MOST_DOLLARS. No text is made and matched: reading each amount
-    as its text took most of the time of holding a Parquet log."""
-    unscaled, scale = pl.col("amount").to_physical(), dtype.scale or 0
-    whole = unscaled.abs() // pl.lit(10**scale, pl.Int128)
-    fits = whole <= MOST_DOLLARS
-    if scale <= 2:
-        return pl.when(fits).then(
-            unscaled.cast(pl.Int64, strict=False) * 10 ** (2 - scale))
-    below = pl.lit(10 ** (scale - 2), pl.Int128)
-    return pl.when(fits & (unscaled % below == 0)).then(
-        (unscaled // below).cast(pl.Int64, strict=False))
-
-
 def _amount_cents(dtype: pl.DataType) -> pl.Expr:
     if isinstance(dtype, pl.Decimal):
-        return _decimal_cents(dtype)
+        whole = pl.col("amount").to_physical().abs() // pl.lit(10 ** (dtype.scale or 0),
+                                                                pl.Int128)
+        return pl.when(whole <= MOST_DOLLARS).then(_decimal_units("amount", dtype, 2))
     col, dtype = _number_source("amount", dtype)
     if dtype == pl.String:
         text = col.str.strip_chars()
