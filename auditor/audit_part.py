@@ -226,10 +226,8 @@ def _game_checks(
 
 def _places(evidence: dict[str, pl.DataFrame], events: pl.DataFrame) -> pl.DataFrame:
     """Where each row the evidence names is (its findings are located at the end); the
-    evidence of every shoe's cards carries its rows' places itself
-    (Rule.evidence_names_shoes)."""
-    named = [e.select("table_id", "seq") for rule, e in evidence.items()
-             if catalog.REGISTRY.get(rule).evidence_names_shoes]
+    evidence of every shoe's cards carries its rows' places itself."""
+    named = [e.select("table_id", "seq") for e in _naming_shoes(evidence)]
     wanted = pl.concat(named) if named else events.select("table_id", "seq").clear()
     return fnd.places(events, wanted)
 
@@ -240,9 +238,14 @@ def _finding_shoes(located: pl.DataFrame, part: Ingested,
     evidence of rules judged across parts names."""
     keys = ["table_id", "shoe_id"]
     shoes = [located.select(keys), part.problems.select(keys)]
-    shoes += [e.select(keys) for rule, e in evidence.items()
-              if catalog.REGISTRY.get(rule).evidence_names_shoes]
+    shoes += [e.select(keys) for e in _naming_shoes(evidence)]
     return pl.concat(shoes, how="vertical_relaxed").drop_nulls().unique()
+
+
+def _naming_shoes(evidence: dict[str, pl.DataFrame]) -> list[pl.DataFrame]:
+    """The evidence of the rules whose evidence names the shoes of their findings
+    (Rule.evidence_names_shoes: not that of every shoe's cards)."""
+    return [e for rule, e in evidence.items() if catalog.REGISTRY.get(rule).evidence_names_shoes]
 
 
 def run_part(setting: Setting, step: tuple) -> PartResult:
